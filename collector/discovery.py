@@ -1,0 +1,185 @@
+"""Discovery: walk a switch and bring its ports, VPs, VCs and cross-connects into the inventory.
+
+Everything seen is created or updated; what the agent no longer lists is marked gone (its
+series and samples stay). A table that could not be walked (timeout, error) marks nothing
+gone: absence of an answer is not evidence of absence.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from collector import ingest
+from collector.profiles import get_profile, object_by_name
+from collector.runner import detect_profile, load_switch, target_for
+from collector.snapshot import PARSERS, Snapshot, num, text
+from collector.snmp import SnmpSession
+from webapp.inventory.models import CrossConnect, Link, Port, Switch, VirtualChannel, VirtualPath
+from webapp.traffic.models import Series
+
+log = logging.getLogger(__name__)
+FACT_SCALARS = ("sysDescr", "sysObjectID", "sysUpTime", "sysName")
+FORE_SCALARS = ("hardwareVersion", "softwareVersion", "softwareVersionText", "switchType", "numberOfPorts")
+FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 3: "ASX-1000", 4: "ASX-200WG", 5: "ASX-200BX", 6: "ASX-200BXE"}
+
+
+@dataclass
+class DiscoveryReport:
+    switch: str
+    profile: str
+    counts: dict[str, int] = field(default_factory=dict)
+    gone: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        parts = [f"{n} {k}" for k, n in self.counts.items()]
+        gone = [f"{n} {k} gone" for k, n in self.gone.items() if n]
+        return f"{self.switch} ({self.profile}): " + ", ".join(parts + gone)
+
+
+async def read_switch(switch: Switch) -> tuple[str, dict, Snapshot]:
+    async with SnmpSession(target_for(switch)) as session:
+        profile_name = switch.profile if switch.profile != "auto" else await detect_profile(session)
+        names = FACT_SCALARS + (FORE_SCALARS if profile_name == "fore-asx" else ())
+        oids = {object_by_name(n).instance_oid: n for n in names}
+        scalars = {oids[o]: v for o, v in (await session.get(list(oids))).items() if o in oids}
+        columns, parser = PARSERS[profile_name]
+        walked = await session.walk([object_by_name(c).oid for c in columns])
+        return profile_name, scalars, parser(walked)
+
+
+def _version(value: object) -> str:
+    """FORE packs versions as 0xMMmmpp (softwareVersion 0x030001 = 3.0.1)."""
+    if type(value) is not int:
+        return ""
+    return f"{value >> 16 & 0xff}.{value >> 8 & 0xff}.{value & 0xff}" if value > 0xff else str(value)
+
+
+def _since(now, age_cs: int | None):
+    return now - timedelta(seconds=age_cs / 100) if age_cs is not None else None
+
+
+def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> None:
+    now = timezone.now()
+    switch.detected_profile = profile_name
+    switch.sys_descr = text(scalars.get("sysDescr"))
+    switch.sys_object_id = text(scalars.get("sysObjectID"))
+    switch.sys_name = text(scalars.get("sysName"))
+    switch.uptime_cs = num(scalars.get("sysUpTime"))
+    switch.uptime_at = now
+    if profile_name == "fore-asx":
+        switch.switch_type = FORE_TYPES.get(num(scalars.get("switchType")), "FORE ASX")
+        switch.software_version = text(scalars.get("softwareVersionText")) or _version(scalars.get("softwareVersion"))
+        hw = num(scalars.get("hardwareVersion"))
+        switch.hardware_version = f"{hw >> 4 & 0xf}.{hw & 0xf}" if hw is not None else ""
+        switch.port_count = num(scalars.get("numberOfPorts"))
+    else:
+        switch.switch_type = switch.sys_descr.split(",")[0][:64]
+    switch.discovered_at = now
+    switch.save()
+
+
+def _upsert(model, switch: Switch, lookup: dict, values: dict, now) -> object:
+    obj, _ = model.objects.update_or_create(**lookup, defaults={**values, "last_seen": now, "gone_at": None})
+    return obj
+
+
+def apply_snapshot(switch: Switch, snap: Snapshot) -> DiscoveryReport:
+    now = timezone.now()
+    report = DiscoveryReport(switch.name, switch.detected_profile)
+    if_last_change = snap.facts.get("if_last_change", {})
+    with transaction.atomic():
+        ports: dict[str, Port] = {}
+        for p in snap.ports:
+            age = p.state_age_cs
+            if age is None and if_last_change.get(p.key) is not None and switch.uptime_cs is not None:
+                age = max(0, switch.uptime_cs - if_last_change[p.key])
+            values = {k: getattr(p, k) for k in (
+                "if_index", "name", "label", "description", "port_type", "is_atm", "speed_bps", "capacity_cells",
+                "admin_status", "oper_status", "max_bw_in", "alloc_bw_in", "max_bw_out", "alloc_bw_out",
+                "max_vpcs", "max_vccs", "neighbor_address", "neighbor_ifname")}
+            values["status_since"] = _since(now, age)
+            ports[p.key] = _upsert(Port, switch, {"switch": switch, "key": p.key}, values, now)
+        seen_vp, seen_vc, seen_xc = set(), set(), set()
+        for vp in snap.paths:
+            if vp.port_key in ports:
+                obj = _upsert(VirtualPath, switch, {"port": ports[vp.port_key], "vpi": vp.vpi}, {
+                    "switch": switch, "status": vp.status, "alloc_bw": vp.alloc_bw, "max_bw": vp.max_bw,
+                    "up_since": _since(now, vp.age_cs)}, now)
+                seen_vp.add(obj.pk)
+        for vc in snap.channels:
+            if vc.port_key in ports:
+                obj = _upsert(VirtualChannel, switch, {"port": ports[vc.port_key], "vpi": vc.vpi, "vci": vc.vci}, {
+                    "switch": switch, "status": vc.status, "service_category": vc.service_category,
+                    "alloc_bw": vc.alloc_bw, "aal_type": vc.aal_type, "up_since": _since(now, vc.age_cs)}, now)
+                seen_vc.add(obj.pk)
+        for xc in snap.cross_connects:
+            if xc.in_port not in ports or xc.out_port not in ports:
+                continue
+            out_port = ports[xc.out_port]
+            # FORE lists counters on the input side only; the output endpoint still exists.
+            if xc.kind == "vc":
+                seen_vc.add(VirtualChannel.objects.get_or_create(
+                    port=out_port, vpi=xc.out_vpi, vci=xc.out_vci, defaults={"switch": switch, "status": xc.status,
+                                                                             "last_seen": now})[0].pk)
+            else:
+                seen_vp.add(VirtualPath.objects.get_or_create(
+                    port=out_port, vpi=xc.out_vpi, defaults={"switch": switch, "status": xc.status,
+                                                             "last_seen": now})[0].pk)
+            obj = _upsert(CrossConnect, switch, {
+                "switch": switch, "kind": xc.kind, "in_port": ports[xc.in_port], "in_vpi": xc.in_vpi,
+                "in_vci": xc.in_vci, "out_port": out_port, "out_vpi": xc.out_vpi, "out_vci": xc.out_vci},
+                {"name": xc.name, "status": xc.status, "up_since": _since(now, xc.age_cs)}, now)
+            seen_xc.add(obj.pk)
+        seen_ports = {p.pk for p in ports.values()}
+        for label, model, seen in (("ports", Port, seen_ports), ("VPs", VirtualPath, seen_vp),
+                                   ("VCs", VirtualChannel, seen_vc), ("cross-connects", CrossConnect, seen_xc)):
+            report.counts[label] = len(seen)
+            report.gone[label] = model.objects.filter(switch=switch, gone_at__isnull=True).exclude(
+                pk__in=seen).update(gone_at=now)
+        _link_neighbours(switch, ports.values())
+        _link_series(switch)
+    ingest.forget(switch.id)
+    return report
+
+
+def _link_neighbours(switch: Switch, ports) -> None:
+    """ILMI neighbour data names the switch (by IP) and interface at the far end of a port."""
+    for port in ports:
+        if not port.neighbor_address:
+            continue
+        far_switch = Switch.objects.filter(address=port.neighbor_address).exclude(pk=switch.pk).first()
+        if far_switch is None:
+            continue
+        far = Port.objects.filter(switch=far_switch, name=port.neighbor_ifname).first() if port.neighbor_ifname else None
+        if far and not Link.objects.filter(a_port=far, b_port=port).exists():
+            Link.objects.get_or_create(a_port=port, b_port=far, defaults={"source": "ilmi"})
+
+
+def _link_series(switch: Switch) -> None:
+    """Attach series first seen by a poll to the entities discovery now knows; refresh capacities."""
+    profile = get_profile(switch.effective_profile)
+    entity_of = {c.object: c.entity for c in profile.counters}
+    for series in Series.objects.filter(switch=switch, kind="counter"):
+        entity = entity_of.get(series.object_name)
+        if entity is None:
+            continue
+        port, vp, vc = ingest._entities(switch, entity, series.index)
+        cap = ingest.capacity(port, series.unit)
+        if (series.port_id, series.vp_id, series.vc_id, series.capacity_per_s) != (
+                getattr(port, "pk", None), getattr(vp, "pk", None), getattr(vc, "pk", None), cap):
+            series.port, series.vp, series.vc, series.capacity_per_s = port, vp, vc, cap
+            series.save(update_fields=["port", "vp", "vc", "capacity_per_s"])
+
+
+def discover(switch_id: int) -> DiscoveryReport:
+    switch = load_switch(switch_id)
+    profile_name, scalars, snap = asyncio.run(read_switch(switch))
+    apply_facts(switch, profile_name, scalars)
+    report = apply_snapshot(switch, snap)
+    log.info("discovery %s", report.summary())
+    return report

@@ -1,0 +1,19 @@
+"""Prometheus metrics of the poller itself (served by the worker when CELLAR_METRICS_PORT is set)."""
+from __future__ import annotations
+
+from prometheus_client import Counter, Histogram
+
+POLLS = Counter("cellar_polls_total", "Poll attempts by switch and outcome", ["switch", "status"])
+POLL_SECONDS = Histogram("cellar_poll_duration_seconds", "Wall time of a poll (SNMP only)", ["switch"],
+                         buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))
+VARBINDS = Counter("cellar_varbinds_total", "Varbinds received", ["switch"])
+SAMPLES = Counter("cellar_samples_total", "Counter readings stored", ["switch"])
+SKIPPED = Counter("cellar_polls_skipped_total", "Polls dropped: late or already running", ["switch", "reason"])
+SPOOLED = Counter("cellar_polls_spooled_total", "Polls spooled to disk while the database was down", ["switch"])
+
+
+def observe_poll(switch: str, status: str, seconds: float, varbinds: int, samples: int) -> None:
+    POLLS.labels(switch, status).inc()
+    POLL_SECONDS.labels(switch).observe(seconds)
+    VARBINDS.labels(switch).inc(varbinds)
+    SAMPLES.labels(switch).inc(samples)

@@ -1,0 +1,34 @@
+"""Shared fixtures. Tests run against the real private TimescaleDB and redis of `make test`."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture
+def redis_url() -> str:
+    from django.conf import settings
+
+    return settings.REDIS_URL
+
+
+@pytest.fixture(autouse=True)
+def _spool_in_tmp(settings, tmp_path):
+    """Each test gets its own spool directory: a spooled poll must never leak between tests."""
+    settings.CELLAR_SPOOL_DIR = tmp_path / "spool"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ingest_caches():
+    from collector import ingest, runner
+
+    ingest._catalogs.clear()
+    runner._switches.clear()
+    yield
+    ingest._catalogs.clear()
+    runner._switches.clear()
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0

@@ -1,0 +1,129 @@
+"""Small validating readers for environment variables.
+
+Every setting Cellar reads from the environment goes through one of these helpers, so a bad
+value fails at start with the variable's name instead of surfacing later as a strange error.
+All variables are documented in .env.example.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+
+class EnvError(Exception):
+    """A variable is missing or malformed; the message names it."""
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def load_env_file(path: Path) -> None:
+    """Read KEY=VALUE lines into os.environ without overriding what is already set.
+
+    `make run` writes state/cellar.env; loading it here lets `manage.py`, gunicorn and celery
+    find the private database and redis without the operator exporting anything. Variables set
+    in the real environment always win.
+    """
+    if not path.is_file():
+        return
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise EnvError(f"{path}:{lineno}: expected KEY=VALUE, got {line[:40]!r}")
+        os.environ.setdefault(key.strip(), value.strip())
+
+
+def env_str(name: str, default: str | None = None) -> str:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        if default is None:
+            raise EnvError(f"{name} is required but not set (see .env.example)")
+        return default
+    return value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    lowered = raw.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise EnvError(f"{name}={raw!r} is not a boolean (use true/false)")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise EnvError(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise EnvError(f"{name}={value} is below the minimum {minimum}")
+    if maximum is not None and value > maximum:
+        raise EnvError(f"{name}={value} is above the maximum {maximum}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise EnvError(f"{name}={raw!r} is not a number") from None
+    if value < minimum:
+        raise EnvError(f"{name}={value} is below the minimum {minimum}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env_str(name, default)
+    if value not in choices:
+        raise EnvError(f"{name}={value!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def parse_database_url(name: str, url: str) -> dict:
+    """postgres://user:password@host:port/dbname -> Django DATABASES entry."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgres", "postgresql"):
+        raise EnvError(f"{name} must start with postgres:// (got scheme {parts.scheme!r})")
+    dbname = parts.path.lstrip("/")
+    if not dbname:
+        raise EnvError(f"{name} has no database name (postgres://user@host:port/NAME)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise EnvError(f"{name} has an invalid port") from None
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(dbname),
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(port or 5432),
+    }
+
+
+def check_redis_url(name: str, url: str) -> str:
+    if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
+        raise EnvError(f"{name} must be a redis:// URL (got {url.split(':', 1)[0]!r})")
+    return url

@@ -1,0 +1,150 @@
+"""Cellar's only settings module.
+
+Everything that differs between a laptop and production comes from the environment, read
+through the validating helpers in webapp.env; there is no dev/prod split. Defaults are the safe
+production ones (DEBUG off, SECRET_KEY required). `make run` writes state/cellar.env, which is
+loaded first for any variable not already set. Every variable is documented in .env.example.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from webapp import env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+try:
+    env.load_env_file(Path(os.environ.get("CELLAR_ENV_FILE", BASE_DIR / "state" / "cellar.env")))
+
+    SECRET_KEY = env.env_str("SECRET_KEY")
+    DEBUG = env.env_bool("DEBUG", False)
+    ALLOWED_HOSTS = env.env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1"])
+    CSRF_TRUSTED_ORIGINS = env.env_list("CSRF_TRUSTED_ORIGINS", [])
+    HTTPS = env.env_bool("CELLAR_HTTPS", False)
+
+    DATABASES = {"default": env.parse_database_url("DATABASE_URL", env.env_str("DATABASE_URL"))}
+    DATABASES["default"]["CONN_MAX_AGE"] = env.env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["default"]["OPTIONS"] = {
+        # A query that runs away must not hold a web worker forever.
+        "options": f"-c statement_timeout={env.env_int('DATABASE_STATEMENT_TIMEOUT_MS', 60000, minimum=0)}",
+        "connect_timeout": env.env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1),
+    }
+    REDIS_URL = env.check_redis_url("REDIS_URL", env.env_str("REDIS_URL"))
+
+    # Key for SNMP secrets at rest (Fernet, urlsafe base64 of 32 bytes). When unset it is
+    # derived from SECRET_KEY, so rotating SECRET_KEY then makes stored secrets unreadable.
+    CELLAR_SECRETS_KEY = env.env_str("CELLAR_SECRETS_KEY", "")
+
+    # Collector behaviour.
+    CELLAR_DEFAULT_POLL_INTERVAL = env.env_int("CELLAR_DEFAULT_POLL_INTERVAL", 15, minimum=1, maximum=3600)
+    CELLAR_SNMP_TIMEOUT = env.env_float("CELLAR_SNMP_TIMEOUT", 2.0, minimum=0.1)
+    CELLAR_SNMP_RETRIES = env.env_int("CELLAR_SNMP_RETRIES", 1, minimum=0, maximum=5)
+    CELLAR_DISCOVERY_INTERVAL = env.env_int("CELLAR_DISCOVERY_INTERVAL", 600, minimum=30)
+    CELLAR_HOST_CHECK_INTERVAL = env.env_int("CELLAR_HOST_CHECK_INTERVAL", 30, minimum=5)
+    CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
+    CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
+    LOG_LEVEL = env.env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
+except env.EnvError as exc:
+    raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "webapp.inventory",
+    "webapp.traffic",
+    "webapp.status",
+]
+
+# Migration modules live in the top-level migrations/ package (one folder per app), written by
+# hand: hypertables and SQL functions are created with RunSQL there.
+MIGRATION_MODULES = {
+    "inventory": "migrations.inventory",
+    "traffic": "migrations.traffic",
+    "status": "migrations.status",
+}
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "webapp.urls"
+WSGI_APPLICATION = "webapp.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "webapp" / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/admin/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_TZ = True
+USE_I18N = False
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+if DEBUG:
+    STORAGES["staticfiles"] = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Celery: the broker is redis; results are not needed (tasks write to the database).
+CELERY_BROKER_URL = REDIS_URL
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True          # a worker killed mid-poll gets its task redelivered
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TIMEZONE = "UTC"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # pysnmp logs full PDUs (community strings included) at debug level: keep it quiet.
+    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}},
+}

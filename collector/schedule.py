@@ -59,6 +59,7 @@ class SwitchScheduler(beat.Scheduler):
 
     def _refresh(self) -> None:
         self._refreshed = time.monotonic()
+        self._heartbeat()
         try:
             desired = {**static_entries(), **switch_entries()}
         except DatabaseError as exc:
@@ -66,6 +67,16 @@ class SwitchScheduler(beat.Scheduler):
             log.warning("beat: inventory unavailable, keeping the current schedule (%s)", exc.__class__.__name__)
             return
         self.merge_inplace(desired)
+
+    @staticmethod
+    def _heartbeat() -> None:
+        """Touch the file the container health check watches: beat is alive and ticking."""
+        path = settings.CELLAR_BEAT_HEARTBEAT
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+        except OSError as exc:
+            log.warning("beat: cannot touch heartbeat %s: %s", path, exc)
 
     def tick(self, *args, **kwargs) -> float:
         if time.monotonic() - self._refreshed >= REFRESH_S:

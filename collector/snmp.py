@@ -180,6 +180,23 @@ def _raw(oid: str) -> bytes:
         raise SnmpConfigError(str(e)) from None
 
 
+def _timeout_message(t: SnmpTarget) -> str:
+    if t.version != "3":
+        hint = " (wrong community?)"
+    elif t.priv_proto:
+        hint = " (agent down, or wrong privacy key?)"   # net-snmp drops undecryptable PDUs
+    else:
+        hint = ""
+    return (f"no response from {t.label} (SNMPv{t.version}) after {t.retries + 1} "
+            f"attempt(s) of {t.timeout:g}s{hint}")
+
+
+def _status_error(label: str, op: str, status: int, culprit: str = "") -> SnmpError:
+    """Exception for an error-status we cannot handle."""
+    cls = SnmpAuthError if status == 16 else SnmpProtocolError   # authorizationError
+    return cls(f"{label} answered {op} with {_status_name(status)}{culprit}")
+
+
 def _status_name(es: int) -> str:
     names = codec.ERROR_STATUS_NAMES
     return f"{names[es]}({es})" if 0 <= es < len(names) else f"error-status {es}"
@@ -364,10 +381,7 @@ class _FastBackend:
                     break
             else:
                 st.timeouts += 1
-                hint = " (wrong community?)" if t.version != "3" else ""
-                raise SnmpTimeout(
-                    f"no response from {t.label} (SNMPv{t.version}) after "
-                    f"{t.retries + 1} attempt(s) of {t.timeout:g}s{hint}")
+                raise SnmpTimeout(_timeout_message(t))
         finally:
             pending.pop(rid, None)
         if resp.version != self._version or resp.pdu_type != codec.RESPONSE:
@@ -466,12 +480,14 @@ class _PysnmpBackend:
                 else:
                     auth = CommunityData(t.community, mpModel=0 if t.version == "1" else 1)
                 self._addr_name, _ = LCD.configure(eng, auth, transport, b"")
-            except SnmpError:
-                raise
+                failure = None
             except Exception as e:
-                raise SnmpError(
+                # raised below, outside this block: no __context__ that could carry secrets
+                failure = SnmpConfigError(
                     f"cannot configure pysnmp for {t.label}: {type(e).__name__}: "
-                    f"{self._scrub(str(e))}") from None
+                    f"{self._scrub(str(e))}")
+            if failure is not None:
+                raise failure
             self._snmp_engine = eng
 
     async def request(self, pdu_type: int, names: list, max_repetitions: int = 0):
@@ -503,8 +519,11 @@ class _PysnmpBackend:
             else:
                 cmdgen.BulkCommandGeneratorSingleRun().send_varbinds(
                     eng, addr, None, b"", 0, max_repetitions, vbs, callback)
+            failure = None
         except Exception as e:
-            raise self._map_indication(e) from None
+            failure = self._map_indication(e)
+        if failure is not None:          # raised outside the except block (no __context__)
+            raise failure
         # pysnmp enforces timeout/retries itself; this guard only protects against a
         # callback that never comes.
         guard = t.timeout * (t.retries + 1) * 2 + 5
@@ -524,9 +543,11 @@ class _PysnmpBackend:
                    for name, value in varbinds]
             es = int(es or 0)
             ex = int(ex or 0)
+            failure = None
         except Exception as e:
-            raise SnmpProtocolError(
-                f"unusable response from {t.label}: {type(e).__name__}") from None
+            failure = SnmpProtocolError(f"unusable response from {t.label}: {type(e).__name__}")
+        if failure is not None:
+            raise failure
         st.responses += 1
         st.varbinds += len(out)
         return es, ex, out
@@ -537,10 +558,7 @@ class _PysnmpBackend:
         text = self._scrub(str(ei))
         if kind == "RequestTimedOut":
             self.stats.timeouts += 1
-            hint = " (wrong community?)" if t.version != "3" else ""
-            return SnmpTimeout(
-                f"no response from {t.label} (SNMPv{t.version}) after {t.retries + 1} "
-                f"attempt(s) of {t.timeout:g}s{hint}")
+            return SnmpTimeout(_timeout_message(t))
         if kind in _AUTH_ERRIND:
             return SnmpAuthError(
                 f"SNMPv3 security error from {t.label} (user {t.v3_user!r}, "
@@ -666,8 +684,7 @@ class SnmpSession:
                     return
                 culprit = (f" at {codec.raw_to_str(pending[index - 1])}"
                            if 1 <= index <= len(pending) else "")
-                raise SnmpProtocolError(
-                    f"{label} answered GET with {_status_name(status)}{culprit}")
+                raise _status_error(label, "GET", status, culprit)
             if len(varbinds) != len(pending):
                 raise SnmpProtocolError(
                     f"{label} answered a GET of {len(pending)} OIDs with {len(varbinds)}")
@@ -720,9 +737,7 @@ class SnmpSession:
                     if width > 1 and n > 1:
                         width = max(1, n // 2)
                         continue
-                raise SnmpProtocolError(
-                    f"{label} answered {'GETBULK' if bulk else 'GETNEXT'} with "
-                    f"{_status_name(status)}")
+                raise _status_error(label, "GETBULK" if bulk else "GETNEXT", status)
             nvb = len(varbinds)
             if nvb == 0 or nvb > (n * reps if bulk else n) or (not bulk and nvb != n):
                 raise SnmpProtocolError(

@@ -24,7 +24,7 @@ from typing import NamedTuple
 __all__ = [
     "CodecError", "VarBindException", "NO_SUCH_OBJECT", "NO_SUCH_INSTANCE", "END_OF_MIB_VIEW",
     "GET", "GETNEXT", "RESPONSE", "GETBULK", "Response", "oid_to_raw", "raw_to_oid",
-    "raw_to_str", "raw_subids", "encode_request", "decode_response", "ERROR_STATUS_NAMES",
+    "raw_to_str", "raw_subids", "encode_request", "decode_response", "decode_message", "ERROR_STATUS_NAMES",
     "MAX_OID_ARCS",
 ]
 
@@ -246,6 +246,9 @@ def decode_response(data: bytes) -> Response:
         raise CodecError(f"malformed message ({type(e).__name__})") from None
 
 
+decode_message = decode_response   # any PDU type (used by test agents to read requests)
+
+
 def _decode(data: bytes) -> Response:
     n = len(data)
     if n < 2 or n > MAX_MESSAGE:
@@ -275,7 +278,8 @@ def _decode(data: bytes) -> Response:
     if vend != pend:
         raise CodecError("trailing octets after varbind list")
     varbinds = _varbinds(data, pos, vend)
-    if error_status < 0 or error_index < 0 or error_index > len(varbinds):
+    if pdu_type == RESPONSE and (error_status < 0 or error_index < 0
+                                 or error_index > len(varbinds)):
         raise CodecError("bad error-status/error-index")
     return Response(version, community, pdu_type, request_id, error_status, error_index,
                     varbinds)

@@ -221,3 +221,221 @@ def parse_tool_output(text: str) -> dict[str, tuple[str, str]]:
             typ, val = result[last]
             result[last] = (typ, val + "\n" + line)
     return result
+
+
+# ---------------------------------------------------------------------------------------
+# A scriptable in-process SNMPv1/v2c agent (for hostile / malformed-response tests)
+
+def ber_len(n: int) -> bytes:
+    if n < 0x80:
+        return bytes((n,))
+    if n < 0x100:
+        return bytes((0x81, n))
+    return bytes((0x82, n >> 8, n & 0xFF))
+
+
+def ber_tlv(tag: int, body: bytes) -> bytes:
+    return bytes((tag,)) + ber_len(len(body)) + body
+
+
+def ber_int(v: int) -> bytes:
+    return v.to_bytes((v.bit_length() + 8) // 8, "big", signed=True)
+
+
+def ber_uint(v: int) -> bytes:
+    return v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big")
+
+
+def encode_value(tag: int, value) -> bytes:
+    """BER TLV for an SNMP value given its tag and a Python value."""
+    from collector import snmp_codec
+
+    if tag == 0x02:
+        body = ber_int(value)
+    elif tag in (0x41, 0x42, 0x43, 0x46, 0x47):
+        body = ber_uint(value)
+    elif tag in (0x04, 0x44, 0x45):
+        body = bytes(value)
+    elif tag == 0x06:
+        body = snmp_codec.oid_to_raw(value)
+    elif tag == 0x40:
+        body = bytes(int(x) for x in value.split("."))
+    elif tag in (0x05, 0x80, 0x81, 0x82):
+        body = b""
+    else:
+        raise ValueError(tag)
+    return ber_tlv(tag, body)
+
+
+def encode_message(version: int, community: bytes, pdu_type: int, request_id: int,
+                   status: int, index: int, varbinds: list[tuple[bytes, bytes]]) -> bytes:
+    """varbinds: (raw OID, encoded value TLV)."""
+    vbs = b"".join(ber_tlv(0x30, ber_tlv(0x06, name) + val) for name, val in varbinds)
+    pdu = (ber_tlv(0x02, ber_int(request_id)) + ber_tlv(0x02, ber_int(status))
+           + ber_tlv(0x02, ber_int(index)) + ber_tlv(0x30, vbs))
+    return ber_tlv(0x30, ber_tlv(0x02, ber_int(version)) + ber_tlv(0x04, community)
+                   + ber_tlv(pdu_type, pdu))
+
+
+class FakeAgent:
+    """SNMPv1/v2c agent in the caller's event loop on 127.0.0.1:<free port>.
+
+    ``mib``: {dotted OID: (tag, value)}.  By default it answers GET/GETNEXT/GETBULK
+    correctly (v1 errors as noSuchName, v2c with exception values).  ``handler(agent,
+    request, data)`` may replace the answer: it returns bytes, a list of datagrams, or
+    None (stay silent); ``agent.answer(request)`` gives the correct answer to start from.
+    """
+
+    def __init__(self, mib: dict | None = None, community: str = "public", handler=None):
+        from collector import snmp_codec
+
+        self.codec = snmp_codec
+        self.community = community.encode()
+        self.handler = handler
+        self.requests = 0
+        self.port = 0
+        self.transport = None
+        items = []
+        for oid, (tag, value) in (mib or {}).items():
+            raw = snmp_codec.oid_to_raw(oid)
+            items.append((snmp_codec.raw_to_oid(raw), raw, encode_value(tag, value)))
+        items.sort()
+        self.keys = [k for k, _, _ in items]
+        self.items = items
+        self.by_raw = {raw: val for _, raw, val in items}
+
+    async def __aenter__(self) -> "FakeAgent":
+        import asyncio
+
+        agent = self
+
+        class Proto(asyncio.DatagramProtocol):
+            def connection_made(self, transport):
+                agent.transport = transport
+
+            def datagram_received(self, data, addr):
+                agent._received(data, addr)
+
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(
+            Proto, local_addr=("127.0.0.1", 0))
+        self.port = transport.get_extra_info("sockname")[1]
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    def _received(self, data: bytes, addr) -> None:
+        try:
+            req = self.codec.decode_message(data)
+        except self.codec.CodecError:
+            return
+        if req.community != self.community:
+            return
+        self.requests += 1
+        out = self.handler(self, req, data) if self.handler else self.answer(req)
+        if out is None:
+            return
+        for dgram in ([out] if isinstance(out, (bytes, bytearray)) else out):
+            self.transport.sendto(bytes(dgram), addr)
+
+    # -- a correct agent ------------------------------------------------------------------
+    def next_after(self, raw: bytes):
+        import bisect
+
+        key = self.codec.raw_to_oid(raw)
+        i = bisect.bisect_right(self.keys, key)
+        if i < len(self.items):
+            _, r, v = self.items[i]
+            return r, v
+        return None
+
+    def answer(self, req, *, status: int | None = None, index: int = 0) -> bytes:
+        v1 = req.version == 0
+        names = [n for n, _ in req.varbinds]
+        out: list[tuple[bytes, bytes]] = []
+        err, err_index = 0, 0
+        if req.pdu_type == 0xA0:                      # GET
+            for i, n in enumerate(names):
+                val = self.by_raw.get(n)
+                if val is None:
+                    if v1:
+                        err, err_index = err or 2, err_index or i + 1
+                    val = b"\x80\x00"
+                out.append((n, val))
+        elif req.pdu_type == 0xA1:                    # GETNEXT
+            for i, n in enumerate(names):
+                nxt = self.next_after(n)
+                if nxt is None:
+                    if v1:
+                        err, err_index = err or 2, err_index or i + 1
+                    out.append((n, b"\x82\x00"))
+                else:
+                    out.append(nxt)
+        elif req.pdu_type == 0xA5:                    # GETBULK
+            nonrep, reps = max(0, req.error_status), max(0, req.error_index)
+            for n in names[:nonrep]:
+                out.append(self.next_after(n) or (n, b"\x82\x00"))
+            cur = names[nonrep:]
+            for _ in range(reps if cur else 0):
+                new_cur = []
+                for n in cur:
+                    got = self.next_after(n)
+                    if got is None:
+                        out.append((n, b"\x82\x00"))
+                        new_cur.append(n)
+                    else:
+                        out.append(got)
+                        new_cur.append(got[0])
+                cur = new_cur
+        if status is not None:
+            err, err_index = status, index
+        if err and v1:
+            out = [(n, b"\x05\x00") for n in names]
+        return encode_message(req.version, req.community, 0xA2, req.request_id, err,
+                              err_index, out)
+
+
+def mutate(rng, data: bytes) -> bytes:
+    """One random mutation of a datagram (for fuzzing response parsers)."""
+    b = bytearray(data)
+    kind = rng.randrange(12)
+    if kind == 0 and b:                               # flip some bits
+        for _ in range(rng.randint(1, 8)):
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+    elif kind == 1 and b:                             # interesting byte values
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(len(b))] = rng.choice(
+                (0x00, 0x01, 0x7F, 0x80, 0x81, 0x82, 0x83, 0x84, 0x88, 0xFF, 0x30, 0x06))
+    elif kind == 2:                                   # truncate
+        b = b[:rng.randrange(len(b) + 1)]
+    elif kind == 3:                                   # insert random bytes
+        i = rng.randrange(len(b) + 1)
+        b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+    elif kind == 4 and b:                             # delete a range
+        i = rng.randrange(len(b))
+        del b[i:i + rng.randint(1, 16)]
+    elif kind == 5 and b:                             # duplicate a slice
+        i = rng.randrange(len(b))
+        j = min(len(b), i + rng.randint(1, 40))
+        b[j:j] = b[i:j]
+    elif kind == 6:                                   # pure garbage
+        b = bytearray(rng.randrange(256) for _ in range(rng.randint(0, 300)))
+    elif kind == 7:                                   # garbage behind a valid header
+        b = b[:rng.randint(0, 30)] + bytearray(rng.randrange(256)
+                                               for _ in range(rng.randint(0, 100)))
+    elif kind == 8 and b:                             # length octet -> long/indefinite forms
+        i = rng.randrange(len(b))
+        b[i:i + 1] = rng.choice((b"\x80", b"\x81\xff", b"\x84\xff\xff\xff\xff", b"\x82\x00\x05",
+                                 b"\x83\x01\x00\x00"))
+    elif kind == 9:                                   # huge datagram
+        b = b + bytearray(rng.randrange(256) for _ in range(rng.randint(1000, 60000)))
+    elif kind == 10 and b:                            # swap two bytes
+        i, j = rng.randrange(len(b)), rng.randrange(len(b))
+        b[i], b[j] = b[j], b[i]
+    else:                                             # several mutations at once
+        for _ in range(rng.randint(2, 4)):
+            b = bytearray(mutate(rng, bytes(b)))
+    return bytes(b[:65507])

@@ -32,3 +32,12 @@ def _fresh_ingest_caches():
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -> None:
+    """One test database per pytest run, so concurrent runs (and their Celery children) never share one."""
+    from django.conf import settings
+
+    name = settings.DATABASES["default"]["NAME"]
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_{name}_{os.getpid()}"

@@ -16,6 +16,9 @@ class EnvError(Exception):
 
 
 _TRUE = {"1", "true", "yes", "on"}
+# Every variable the settings read, so tests can check .env.example and docker-compose.yml
+# against what the code really uses.
+READ: set[str] = set()
 _FALSE = {"0", "false", "no", "off", ""}
 
 
@@ -39,6 +42,7 @@ def load_env_file(path: Path) -> None:
 
 
 def env_str(name: str, default: str | None = None) -> str:
+    READ.add(name)
     value = os.environ.get(name)
     if value is None or value == "":
         if default is None:
@@ -48,6 +52,7 @@ def env_str(name: str, default: str | None = None) -> str:
 
 
 def env_bool(name: str, default: bool) -> bool:
+    READ.add(name)
     raw = os.environ.get(name)
     if raw is None:
         return default
@@ -60,6 +65,7 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    READ.add(name)
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -75,6 +81,7 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
 
 
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    READ.add(name)
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -88,6 +95,7 @@ def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
+    READ.add(name)
     raw = os.environ.get(name)
     if raw is None:
         return default

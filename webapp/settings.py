@@ -17,7 +17,8 @@ from webapp import env
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 try:
-    env.load_env_file(Path(os.environ.get("CELLAR_ENV_FILE", BASE_DIR / "state" / "cellar.env")))
+    env.READ.add("CELLAR_ENV_FILE")
+    env.load_env_file(Path(os.environ.get("CELLAR_ENV_FILE") or BASE_DIR / "state" / "cellar.env"))
 
     SECRET_KEY = env.env_str("SECRET_KEY")
     DEBUG = env.env_bool("DEBUG", False)
@@ -46,8 +47,10 @@ try:
     CELLAR_DISCOVERY_INTERVAL = env.env_int("CELLAR_DISCOVERY_INTERVAL", 600, minimum=30)
     CELLAR_HOST_CHECK_INTERVAL = env.env_int("CELLAR_HOST_CHECK_INTERVAL", 30, minimum=5)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
+    CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
     LOG_LEVEL = env.env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
+    ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None
 

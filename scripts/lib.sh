@@ -1,0 +1,276 @@
+# shellcheck shell=bash disable=SC2034  # (variables here are used by the sourcing scripts)
+# Shared helpers for Cellar's provisioning scripts (provision.sh, start-services.sh, stop.sh,
+# status.sh, with-env.sh). Source it, do not run it.
+#
+# Conventions
+#   * Everything we create lives under state/ (git-ignored): the PostgreSQL cluster, redis,
+#     pidfiles (state/run), logs (state/logs), build trees (state/build), cellar.env.
+#   * A process is "ours" only if its pidfile in state/run names a live process whose command
+#     line matches what we started. We never touch system services (the machine's own
+#     PostgreSQL on 5432 and redis on 6379 keep running).
+#   * Errors: set -e ends the script; the EXIT trap prints ONE line naming the step and its log,
+#     then stops whatever this run started (so a failed run leaves nothing half-started).
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+STATE=$ROOT/state
+RUN_DIR=$STATE/run
+LOG_DIR=$STATE/logs
+PG_DATA=$STATE/pg
+REDIS_DIR=$STATE/redis
+ENV_FILE=$STATE/cellar.env
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
+
+PG_PORT=${CELLAR_PG_PORT:-54329}
+REDIS_PORT=${CELLAR_REDIS_PORT:-63799}
+WEB_PORT=${CELLAR_WEB_PORT:-8000}
+PG_BIN=/usr/lib/postgresql/15/bin
+
+# The app processes started by `make run`, in start order; stop.sh stops them in reverse.
+APP_PROCS=(simnet web worker beat)
+
+# Which pieces this run started (names: postgres redis simnet web worker beat). Only these are
+# stopped when the run fails.
+STARTED=()
+CURRENT_STEP="setup"
+CURRENT_LOG=""
+FAIL_MSG=""
+FAIL_DETAIL=""
+
+# Keep the caller's stdout/stderr reachable (fds 5, 6) even while a step redirects into its log
+# file. Daemons we launch must not inherit them (nor the lock on fd 8): a daemon holding the
+# caller's pipe open would make `make run | tee` or CI wait forever. Hence the
+# `</dev/null 5>&- 6>&- 8>&-` on every launch below.
+exec 5>&1 6>&2
+
+say()    { printf '%s\n' "$*" >&5; }
+info()   { printf '    %s\n' "$*" >&5; }
+warn()   { printf 'cellar: warning: %s\n' "$*" >&6; }
+rel()    { printf '%s' "${1#"$ROOT"/}"; }   # path relative to the repo root, for messages
+
+# die MESSAGE [DETAIL_FILE]: fail the current step with a specific message (printed by the
+# EXIT trap instead of the generic "see log" line). Must run in the main shell, not in $(...).
+die() { FAIL_MSG=$1; FAIL_DETAIL=${2:-}; exit 1; }
+
+# step NAME LOGNAME: start a step; its noisy commands append to state/logs/provision-LOGNAME.log.
+step() {
+    CURRENT_STEP=$1
+    if [[ -n ${2:-} ]]; then
+        CURRENT_LOG=$LOG_DIR/provision-$2.log
+        : >"$CURRENT_LOG"
+    else
+        CURRENT_LOG=""
+    fi
+    FAIL_MSG=""
+    say "==> $1"
+}
+
+on_exit() {
+    local rc=$?
+    set +e
+    trap - EXIT INT TERM
+    if ((rc != 0)); then
+        if [[ -n $FAIL_MSG ]]; then
+            printf "cellar: step '%s' failed: %s\n" "$CURRENT_STEP" "$FAIL_MSG" >&6
+        elif [[ -n $CURRENT_LOG ]]; then
+            printf "cellar: step '%s' failed, see %s\n" "$CURRENT_STEP" "$(rel "$CURRENT_LOG")" >&6
+        else
+            printf "cellar: step '%s' failed (exit status %s)\n" "$CURRENT_STEP" "$rc" >&6
+        fi
+        # The tail of the log saves a round trip (CI keeps no state/ directory).
+        local detail=${FAIL_DETAIL:-$CURRENT_LOG}
+        if [[ -n $detail && -s $detail ]]; then
+            printf -- '---- last lines of %s ----\n' "$(rel "$detail")" >&6
+            # Only this run's part of a log that start-services.sh appends to.
+            awk '/^==== .* starting: /{n=0} {buf[n++]=$0} END{for(i=(n>30?n-30:0);i<n;i++) print "    " buf[i]}' \
+                "$detail" >&6
+            printf -- '----\n' >&6
+        fi
+        if ((${#STARTED[@]})); then
+            printf 'cellar: stopping what this run started: %s\n' "${STARTED[*]}" >&6
+            local i
+            for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do
+                stop_service "${STARTED[i]}" >&6 2>&1
+            done
+        fi
+    fi
+    exit "$rc"
+}
+
+install_traps() {
+    trap on_exit EXIT
+    # Ctrl-C / kill: treat as failure so the EXIT trap cleans up.
+    trap 'FAIL_MSG="interrupted"; exit 130' INT
+    trap 'FAIL_MSG="terminated"; exit 143' TERM
+}
+
+is_root() { [[ $(id -u) -eq 0 ]]; }
+
+# Run a command as root: directly when root, else through sudo.
+as_root() {
+    if is_root; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        die "this needs root and sudo is not installed; run as root: $*"
+    fi
+}
+
+# PostgreSQL refuses to run as root: as root use the `postgres` OS user, else the current
+# user. cd / so a cwd the postgres user cannot read does not produce warnings.
+as_pg() {
+    if is_root; then
+        (cd / && exec runuser -u postgres -- "$@")
+    else
+        (cd / && exec "$@")
+    fi
+}
+
+check_port_var() { # NAME VALUE
+    if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < 1 || $2 > 65535)); then die "$1=$2 is not a valid TCP port"; fi
+}
+
+# Something listens on TCP port $1 (any address: 0.0.0.0/:: would collide with 127.0.0.1 too).
+port_in_use() {
+    if command -v ss >/dev/null 2>&1; then
+        [[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
+    else
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+    fi
+}
+
+port_owner() { # best effort description of the listener on port $1
+    ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'users:(([^)]*' | head -n1 | sed 's/users:((//' || true
+}
+
+# ---------------------------------------------------------------------------------------------
+# pidfiles: state/run/NAME.pid holds the pid (line 1) and the command we ran (line 2), so a
+# later run can tell "still ours, same command" from "pid reused" or "configuration changed".
+
+pidfile() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+
+# What a live process of ours must have in its command line.
+proc_marker() {
+    case $1 in
+        redis) printf 'redis-server' ;;
+        simnet) printf 'simnet' ;;
+        web) printf 'gunicorn' ;;
+        worker | beat) printf 'celery' ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+
+# Print the pid of our live process NAME, or fail (status 1) when it is not running.
+proc_pid() {
+    local f pid cmd
+    f=$(pidfile "$1")
+    [[ -r $f ]] || return 1
+    read -r pid <"$f" || true
+    [[ $pid =~ ^[0-9]+$ ]] || return 1
+    pid_alive "$pid" || return 1
+    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+    [[ $cmd == *"$(proc_marker "$1")"* ]] || return 1
+    printf '%s' "$pid"
+}
+
+proc_saved_cmd() { sed -n 2p "$(pidfile "$1")" 2>/dev/null || true; }
+
+# Alive = exists and is not a zombie. PID 1 on some machines (micro-VM init, some containers)
+# reaps orphans only every second or two, and kill -0 succeeds on zombies.
+pid_alive() {
+    local s
+    { read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
+    s=${s##*) } # fields after "(comm)": state ppid pgrp ...
+    [[ ${s:0:1} != Z ]]
+}
+
+# Some non-zombie process is in process group $1.
+group_alive() {
+    local pgid=$1 f s
+    local -a a
+    for f in /proc/[0-9]*/stat; do
+        { read -r s <"$f"; } 2>/dev/null || continue
+        read -r -a a <<<"${s##*) }"
+        [[ ${a[2]} == "$pgid" && ${a[0]} != Z ]] && return 0
+    done
+    return 1
+}
+
+# Stop process group PGID politely, then firmly. The leader gets SIGTERM first so launchers
+# (simnet, gunicorn master, celery main) can shut their children down in order; whatever
+# remains in the group after that gets SIGTERM, then SIGKILL. All waits are bounded.
+stop_group() { # PGID [GRACE_SECONDS]
+    local pid=$1 grace=${2:-15} i
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < grace * 10; i++)); do
+        pid_alive "$pid" || break
+        sleep 0.1
+    done
+    if group_alive "$pid"; then
+        kill -TERM -- "-$pid" 2>/dev/null || true
+        for ((i = 0; i < 50; i++)); do
+            group_alive "$pid" || break
+            sleep 0.1
+        done
+        kill -KILL -- "-$pid" 2>/dev/null || true
+    fi
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+pg_running() { # our cluster in state/pg is running
+    [[ -f $PG_DATA/PG_VERSION ]] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
+}
+
+# stop_service NAME: stop one of our services and print one line about it.
+stop_service() {
+    local name=$1 pid
+    case $name in
+        postgres)
+            if pg_running; then
+                pid=$(head -n1 "$PG_DATA/postmaster.pid" 2>/dev/null || echo '?')
+                if as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop >/dev/null 2>&1; then
+                    printf '%-9s stopped (pid %s)\n' "$name:" "$pid"
+                else
+                    printf '%-9s FAILED to stop (pid %s), see %s\n' "$name:" "$pid" "$(rel "$LOG_DIR/postgres.log")"
+                    return 1
+                fi
+            else
+                printf '%-9s not running\n' "$name:"
+            fi
+            ;;
+        *)
+            if pid=$(proc_pid "$name"); then
+                if [[ $name == redis ]]; then
+                    # redis daemonizes itself (no group of ours): plain SIGTERM, bounded wait.
+                    kill -TERM "$pid" 2>/dev/null || true
+                    local i
+                    for ((i = 0; i < 100; i++)); do pid_alive "$pid" || break; sleep 0.1; done
+                    kill -KILL "$pid" 2>/dev/null || true
+                else
+                    stop_group "$pid"
+                fi
+                rm -f "$(pidfile "$name")"
+                printf '%-9s stopped (pid %s)\n' "$name:" "$pid"
+            else
+                rm -f "$(pidfile "$name")"
+                printf '%-9s not running\n' "$name:"
+            fi
+            ;;
+    esac
+}
+
+# Export KEY=VALUE lines of state/cellar.env. Variables already set in the environment win,
+# the same rule webapp/env.py applies, so `FOO=x make test` overrides the file.
+load_env() {
+    [[ -r $ENV_FILE ]] || die "$(rel "$ENV_FILE") is missing: run 'make provision' (or make run / make test) first"
+    local line k v
+    while IFS= read -r line || [[ -n $line ]]; do
+        [[ -z $line || $line == \#* || $line != *=* ]] && continue
+        k=${line%%=*}
+        v=${line#*=}
+        [[ $k =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+        [[ -n ${!k+x} ]] && continue
+        export "$k=$v"
+    done <"$ENV_FILE"
+}

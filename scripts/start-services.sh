@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# `make run`: provision (scripts/provision.sh, all steps), then start the simulated network,
+# register it (manage.py seed_simnet), and start web (gunicorn), worker and beat (celery) in the
+# background, each in its own session/process group with a pidfile in state/run and a log in
+# state/logs. Waits for the web to answer /healthz, then prints where everything is.
+#
+# Idempotent: a process whose pidfile names a live process of ours, started with the same
+# command, is reused. If something dies at start, the tail of its log is printed and whatever
+# this run started (app processes, and postgres/redis if this run started them) is stopped.
+set -euo pipefail
+# Sourcing (not running) provision.sh shares one EXIT trap and one list of started things.
+# shellcheck source=scripts/provision.sh
+source "$(dirname "${BASH_SOURCE[0]}")/provision.sh"
+
+HEALTH_TIMEOUT=${CELLAR_HEALTH_TIMEOUT:-30}   # seconds for the web to answer /healthz
+MIN_UPTIME=3                                  # seconds a fresh process must survive to count
+
+declare -A STARTED_AT=()
+
+# start_proc NAME CMD...: start CMD in the background in a new session (setsid: it becomes
+# the leader of its own process group, so stop.sh can take down its children too).
+start_proc() {
+    local name=$1
+    shift
+    local log=$LOG_DIR/$name.log cmd="$*" pid
+    step "start $name" ""
+    if pid=$(proc_pid "$name"); then
+        if [[ $(proc_saved_cmd "$name") == "$cmd" ]]; then
+            info "already running (pid $pid), reusing"
+            return
+        fi
+        info "running with another command line: restarting"
+        stop_service "$name" >/dev/null
+    fi
+    if [[ $name == web ]] && port_in_use "$WEB_PORT"; then
+        die "port $WEB_PORT on 127.0.0.1 is already in use by another program ($(port_owner "$WEB_PORT")); set CELLAR_WEB_PORT to a free port"
+    fi
+    printf '\n==== %s starting: %s\n' "$(date '+%F %T')" "$cmd" >>"$log"
+    # Job control is off in scripts, so the child is not a group leader and setsid does not
+    # fork: $! is the process itself (pid == pgid == sid).
+    setsid "$@" </dev/null >>"$log" 2>&1 5>&- 6>&- 8>&- &
+    pid=$!
+    printf '%s\n%s\n' "$pid" "$cmd" >"$(pidfile "$name")"
+    STARTED+=("$name")
+    STARTED_AT[$name]=$SECONDS
+    info "started (pid $pid, log $(rel "$log"))"
+}
+
+# Fail the current step with the tail of NAME's log if NAME died.
+check_alive() {
+    local name=$1
+    if ! proc_pid "$name" >/dev/null; then
+        CURRENT_STEP="start $name"
+        die "$name exited right after starting" "$LOG_DIR/$name.log"
+    fi
+}
+
+# Bounded wait: a freshly started process must stay up MIN_UPTIME seconds.
+settle() {
+    local name=$1 i
+    [[ -n ${STARTED_AT[$name]+x} ]] || return 0
+    for ((i = 0; i < 10 * MIN_UPTIME; i++)); do
+        check_alive "$name"
+        ((SECONDS - STARTED_AT[$name] >= MIN_UPTIME)) && return 0
+        sleep 0.1
+    done
+    check_alive "$name"
+}
+
+health_code() {
+    curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$WEB_PORT/healthz" 2>/dev/null || true
+}
+
+main() {
+    check_port_var CELLAR_WEB_PORT "$WEB_PORT"
+    provision_main
+    load_env
+    cd "$ROOT"
+
+    start_proc simnet "$PY" -m simnet up --state-dir state/simnet
+    settle simnet
+
+    step "seed simnet" seed
+    info "manage.py seed_simnet"
+    "$PY" manage.py seed_simnet </dev/null >>"$CURRENT_LOG" 2>&1
+
+    local web_cmd=("$VENV/bin/gunicorn" webapp.wsgi:application --bind "127.0.0.1:$WEB_PORT"
+        --workers 2 --access-logfile "$LOG_DIR/web-access.log"
+        # gunicorn >= 23 opens a control socket in ~/.gunicorn by default: keep it in state/
+        # (and apart from any other checkout's gunicorn).
+        --control-socket "$RUN_DIR/gunicorn.ctl")
+    start_proc web "${web_cmd[@]}"
+    start_proc worker "$VENV/bin/celery" -A collector.celery_app worker -Q "${CELLAR_QUEUES:-polls,default}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
+    start_proc beat "$VENV/bin/celery" -A collector.celery_app beat -l info
+
+    step "wait for web" ""
+    local i code=""
+    for ((i = 0; i < HEALTH_TIMEOUT * 2; i++)); do # every 0.5 s
+        check_alive web
+        check_alive worker
+        check_alive beat
+        code=$(health_code)
+        [[ $code == 200 ]] && break
+        sleep 0.5
+    done
+    if [[ $code != 200 ]]; then
+        CURRENT_STEP="start web"
+        die "http://127.0.0.1:$WEB_PORT/healthz did not answer 200 within ${HEALTH_TIMEOUT} s (last status: ${code:-none})" "$LOG_DIR/web.log"
+    fi
+    info "/healthz answered 200"
+    settle worker
+    settle beat
+    check_alive simnet
+
+    CURRENT_STEP="done"
+    say ""
+    say "Cellar is running."
+    say "  dashboard:  http://127.0.0.1:$WEB_PORT/"
+    say "  admin:      http://127.0.0.1:$WEB_PORT/admin/  (user 'admin')"
+    say "  logs:       $(rel "$LOG_DIR")/  (make logs; make status)"
+    say "  stop with:  make stop"
+}
+
+install_traps
+main "$@"

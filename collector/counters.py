@@ -37,6 +37,9 @@ UPTIME_TOL_MIN_CS = 500          # 5 s: poll latency between reading the clock a
 UPTIME_TOL_FRACTION = 0.02       # 2 % of elapsed: agent clock drift over long gaps
 OVER_TOLERANCE = 1.02            # 2 %: poll-time jitter makes a saturated link look slightly faster
 GAP_FACTOR = 1.5                 # beyond 1.5x nominal at least one poll was missed
+# Poll times are floats of ~1.7e9 s: their difference carries ~1e-7 s of rounding, which must
+# not turn an interval of exactly the wrap time's edge into AMBIGUOUS.
+AMBIGUITY_SLACK = 1 + 1e-9
 # Capacity assumed for a Counter64 wrap check when the port's capacity is unknown: 2**40
 # units/s (~8.8 Tb/s of octets). Above every real port, far below the ~1.8e19 "wrap" that a
 # reset counter would otherwise produce (the 4e17 b/s spikes of influxdb #5337).
@@ -166,7 +169,7 @@ def derive(prev: Reading | None, cur: Reading, spec: CounterSpec,
     cap = spec.capacity_per_s
     # Why: if the counter can pass 2**width within the interval, k wraps are invisible and any
     # value is ambiguous (Counter32 at OC-3c: 2**32 / 353,207 cells/s ~ 12,160 s).
-    if cap is not None and cap * interval >= mod:
+    if cap is not None and cap * interval >= mod * AMBIGUITY_SLACK:
         return Derived(None, interval, flags | Flag.AMBIGUOUS)
     delta = cur.value - prev.value
     if delta < 0:
@@ -244,7 +247,7 @@ def derive_row(prev_at: float | None, prev_uptime_cs: int | None,
             flags[i] = f
             continue
         cap = spec.capacity_per_s
-        if cap is not None and cap * interval >= mod:
+        if cap is not None and cap * interval >= mod * AMBIGUITY_SLACK:
             flags[i] = f | _F_AMBIGUOUS
             continue
         d = cv - pv

@@ -1,9 +1,8 @@
+"""URL map: each app owns its routes (webapp/<app>/urls.py)."""
 from django.contrib import admin
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
-from django.urls import path
-
-from webapp.status import views as status_views
+from django.urls import include, path
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
@@ -14,7 +13,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 urlpatterns = [
-    path("", status_views.dashboard, name="dashboard"),
     path("admin/", admin.site.urls),
     path("healthz", healthz),
+    path("traffic/", include("webapp.traffic.urls")),
+    path("", include("webapp.status.urls")),
 ]

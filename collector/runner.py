@@ -93,6 +93,9 @@ def load_switch(switch_id: int) -> Switch:
     """
     try:
         switch = Switch.objects.get(pk=switch_id)
+    except Switch.DoesNotExist:
+        _switches.pop(switch_id, None)
+        raise
     except ingest.DB_DOWN:
         if switch_id not in _switches:
             raise

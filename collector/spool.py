@@ -47,8 +47,15 @@ def pending(switch_id: int) -> bool:
 
 def append(result: PollResult) -> None:
     with _locked(result.switch_id) as path:
-        with open(path, "a") as fh:
-            fh.write(json.dumps(result.to_json(), separators=(",", ":")) + "\n")
+        with open(path, "a+b") as fh:
+            # A crash mid-write leaves a line without its newline: end it, so that this
+            # result is not glued to the torn one (drain sets the torn line aside).
+            fh.seek(0, os.SEEK_END)
+            if fh.tell():
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":
+                    fh.write(b"\n")
+            fh.write(json.dumps(result.to_json(), separators=(",", ":")).encode() + b"\n")
             fh.flush()
             os.fsync(fh.fileno())
 

@@ -2,12 +2,14 @@
 
 The processes run the project's own entry points (`celery -A collector.celery_app ...`) with
 DATABASE_URL pointing at pytest-django's test database, so tests using them must commit
-(django_db(transaction=True)). Redis database 7 keeps their queues apart from `make run`.
+(django_db(transaction=True)). Each test gives them a redis-server of its own (RedisServer):
+queues shared with another test run would hand this worker tasks for switches it never saw.
 """
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -18,22 +20,50 @@ from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[1]
-TEST_REDIS_DB = 7
 
 
-def celery_test_redis_url() -> str:
-    base = settings.REDIS_URL.rsplit("/", 1)[0]
-    return f"{base}/{TEST_REDIS_DB}"
+def _free_tcp_port() -> int:
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
-def flush_test_redis() -> None:
-    redis.Redis.from_url(celery_test_redis_url()).flushdb()
+class RedisServer:
+    """A throwaway redis-server on 127.0.0.1 that a test can kill and bring back on the same port."""
+
+    def __init__(self, tmp_path):
+        self.port = _free_tcp_port()
+        self.dir = tmp_path
+        self.proc = None
+
+    def start(self) -> "RedisServer":
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no", "--dir", str(self.dir)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        for _ in range(100):
+            try:
+                client.ping()
+                return self
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
 
 
 def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": celery_test_redis_url(),
+    env = {**os.environ, "DATABASE_URL": url,
            "CELLAR_SPOOL_DIR": str(tmp_path / "spool"), "CELLAR_BEAT_HEARTBEAT": str(tmp_path / "beat-heartbeat"),
            "CELLAR_ENV_FILE": "/nonexistent", "SECRET_KEY": settings.SECRET_KEY,
            "CELLAR_SECRETS_KEY": settings.CELLAR_SECRETS_KEY, "PYTHONUNBUFFERED": "1"}

@@ -134,8 +134,11 @@ if HTTPS:
 # Celery: the broker is redis; results are not needed (tasks write to the database).
 CELERY_BROKER_URL = REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_TASK_ACKS_LATE = True          # a worker killed mid-poll gets its task redelivered
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Early acks on purpose: a poll redelivered after a worker crash would run after its interval
+# (it expires instead: a gap of that one poll), and late acks sent from pool threads race a
+# lost broker connection and kill the worker (kombu: "'NoneType' object has no attribute
+# 'hostname'", seen in tests/collector/test_faults.py when redis goes away).
+CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
@@ -151,3 +154,31 @@ LOGGING = {
     # pysnmp logs full PDUs (community strings included) at debug level: keep it quiet.
     "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}},
 }
+
+# --- Traffic: plots, rollup tiers and retention (webapp/traffic, collector/rollup.py) ---------
+try:
+    # Seconds between rollup runs (beat entry "rollup"); each run catches up within that time.
+    CELLAR_ROLLUP_INTERVAL = env.env_int("CELLAR_ROLLUP_INTERVAL", 60, minimum=10, maximum=3600)
+    # The 1m tier trails the clock by this much; at least 120 s (see migrations/traffic/0007).
+    CELLAR_ROLLUP_LAG_S = env.env_int("CELLAR_ROLLUP_LAG_S", 120, minimum=120, maximum=86400)
+    # Days each table keeps (0 = forever); enforced hourly with drop_chunks (beat "retention").
+    CELLAR_RETENTION_RAW_DAYS = env.env_int("CELLAR_RETENTION_RAW_DAYS", 90, minimum=0)
+    CELLAR_RETENTION_1M_DAYS = env.env_int("CELLAR_RETENTION_1M_DAYS", 90, minimum=0)
+    CELLAR_RETENTION_15M_DAYS = env.env_int("CELLAR_RETENTION_15M_DAYS", 400, minimum=0)
+    CELLAR_RETENTION_1H_DAYS = env.env_int("CELLAR_RETENTION_1H_DAYS", 1830, minimum=0)
+    CELLAR_RETENTION_1D_DAYS = env.env_int("CELLAR_RETENTION_1D_DAYS", 0, minimum=0)
+    CELLAR_RETENTION_POLL_LOG_DAYS = env.env_int("CELLAR_RETENTION_POLL_LOG_DAYS", 400, minimum=0)
+    # Points per series above which a plot reads the next coarser tier.
+    CELLAR_PLOT_MAX_POINTS = env.env_int("CELLAR_PLOT_MAX_POINTS", 2000, minimum=100, maximum=100000)
+    ENV_VARIABLES = frozenset(env.READ)
+except env.EnvError as exc:
+    raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None
+
+# Static files: the project-wide webapp/static (base.html's cellar.css) and Plotly's JS, served
+# from the installed plotly wheel (no copy committed); `collectstatic` gathers both.
+STATICFILES_DIRS = [BASE_DIR / "webapp" / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "webapp.traffic.staticfinders.PlotlyFinder",
+]

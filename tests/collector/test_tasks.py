@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from celery import Celery
 from tests.agents import NetSnmpAgent
-from tests.celery_procs import CeleryProcess, flush_test_redis, celery_test_redis_url
+from tests.celery_procs import CeleryProcess, RedisServer
 from webapp.inventory.models import Switch
 from webapp.traffic.models import PollLog
 
@@ -22,10 +22,16 @@ def snmpd():
 
 
 @pytest.fixture
-def producer_app():
-    """A producer bound to the test redis DB the worker listens on."""
-    flush_test_redis()
-    producer = Celery("cellar-test-producer", broker=celery_test_redis_url())
+def redis_server(tmp_path):
+    server = RedisServer(tmp_path).start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def producer_app(redis_server):
+    """A producer bound to the redis the test's worker listens on."""
+    producer = Celery("cellar-test-producer", broker=redis_server.url)
     yield producer
     producer.close()
 
@@ -45,9 +51,9 @@ def _wait(predicate, timeout: float, step: float = 0.25) -> bool:
     return False
 
 
-def test_worker_polls_and_a_late_poll_is_dropped(snmpd, producer_app, tmp_path):
+def test_worker_polls_and_a_late_poll_is_dropped(snmpd, producer_app, redis_server, tmp_path):
     switch = _switch(snmpd, "t-worker", 15)
-    worker = CeleryProcess("worker", tmp_path)
+    worker = CeleryProcess("worker", tmp_path, REDIS_URL=redis_server.url)
     try:
         worker.wait_for_log("ready.")
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls")
@@ -61,14 +67,14 @@ def test_worker_polls_and_a_late_poll_is_dropped(snmpd, producer_app, tmp_path):
         worker.kill()
 
 
-def test_never_two_polls_of_one_switch_at_once(snmpd, producer_app, tmp_path):
+def test_never_two_polls_of_one_switch_at_once(snmpd, producer_app, redis_server, tmp_path):
     import redis as redis_lib
 
     switch = _switch(snmpd, "t-lock", 15)
     # Hold the lock as a running poll would; the worker must skip, not wait or poll twice.
-    client = redis_lib.Redis.from_url(celery_test_redis_url())
+    client = redis_lib.Redis.from_url(redis_server.url)
     client.set(f"cellar:poll-lock:{switch.id}", "someone-else", ex=60)
-    worker = CeleryProcess("worker", tmp_path)
+    worker = CeleryProcess("worker", tmp_path, REDIS_URL=redis_server.url)
     try:
         worker.wait_for_log("ready.")
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls")
@@ -81,11 +87,11 @@ def test_never_two_polls_of_one_switch_at_once(snmpd, producer_app, tmp_path):
         worker.kill()
 
 
-def test_beat_fans_out_per_switch_and_follows_interval_changes(snmpd, producer_app, tmp_path):
+def test_beat_fans_out_per_switch_and_follows_interval_changes(snmpd, producer_app, redis_server, tmp_path):
     fast = _switch(snmpd, "t-fast", 1)
     slow = _switch(snmpd, "t-slow", 4)
-    worker = CeleryProcess("worker", tmp_path)
-    beat = CeleryProcess("beat", tmp_path)
+    worker = CeleryProcess("worker", tmp_path, REDIS_URL=redis_server.url)
+    beat = CeleryProcess("beat", tmp_path, REDIS_URL=redis_server.url)
     try:
         worker.wait_for_log("ready.")
         time.sleep(12)

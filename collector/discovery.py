@@ -6,7 +6,6 @@ gone: absence of an answer is not evidence of absence.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -16,8 +15,8 @@ from django.utils import timezone
 
 from collector import ingest
 from collector.profiles import get_profile, object_by_name
-from collector.runner import detect_profile, load_switch, target_for
-from collector.snapshot import PARSERS, Snapshot, num, text
+from collector.runner import detect_profile, load_switch, run_async, target_for
+from collector.snapshot import PARSERS, Snapshot, fore_port_name, num, text
 from collector.snmp import SnmpSession
 from webapp.inventory.models import CrossConnect, Link, Port, Switch, VirtualChannel, VirtualPath
 from webapp.traffic.models import Series
@@ -73,7 +72,8 @@ def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> None:
     switch.uptime_at = now
     if profile_name == "fore-asx":
         switch.switch_type = FORE_TYPES.get(num(scalars.get("switchType")), "FORE ASX")
-        switch.software_version = text(scalars.get("softwareVersionText")) or _version(scalars.get("softwareVersion"))
+        # The packed integer gives "3.0.1" as in `show version`; the text may carry a build tag.
+        switch.software_version = _version(scalars.get("softwareVersion")) or text(scalars.get("softwareVersionText"))
         hw = num(scalars.get("hardwareVersion"))
         switch.hardware_version = f"{hw >> 4 & 0xf}.{hw & 0xf}" if hw is not None else ""
         switch.port_count = num(scalars.get("numberOfPorts"))
@@ -155,7 +155,12 @@ def _link_neighbours(switch: Switch, ports) -> None:
         far_switch = Switch.objects.filter(address=port.neighbor_address).exclude(pk=switch.pk).first()
         if far_switch is None:
             continue
-        far = Port.objects.filter(switch=far_switch, name=port.neighbor_ifname).first() if port.neighbor_ifname else None
+        far = None
+        if port.neighbor_ifname:
+            # ILMI reports the far interface as the far agent names it: a FORE BNP ("1D1")
+            # is our port "D1"; an ifName is our port name as is.
+            names = {port.neighbor_ifname, fore_port_name(port.neighbor_ifname, None, 0)}
+            far = Port.objects.filter(switch=far_switch, name__in=names).first()
         if far and not Link.objects.filter(a_port=far, b_port=port).exists():
             Link.objects.get_or_create(a_port=port, b_port=far, defaults={"source": "ilmi"})
 
@@ -178,7 +183,7 @@ def _link_series(switch: Switch) -> None:
 
 def discover(switch_id: int) -> DiscoveryReport:
     switch = load_switch(switch_id)
-    profile_name, scalars, snap = asyncio.run(read_switch(switch))
+    profile_name, scalars, snap = run_async(read_switch(switch))
     apply_facts(switch, profile_name, scalars)
     report = apply_snapshot(switch, snap)
     log.info("discovery %s", report.summary())

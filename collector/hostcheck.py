@@ -6,7 +6,6 @@ tried only when a switch in the inventory has the host's address.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import socket
@@ -60,7 +59,7 @@ def check_tcp(address: str, port: int, timeout: float = TIMEOUT_S) -> CheckResul
 
 
 def check_snmp(address: str) -> CheckResult | None:
-    from collector.runner import target_for
+    from collector.runner import run_async, target_for
 
     switch = Switch.objects.filter(address=address).first()
     if switch is None:
@@ -73,7 +72,7 @@ def check_snmp(address: str) -> CheckResult | None:
         return (time.perf_counter() - started) * 1000
 
     try:
-        return CheckResult(True, asyncio.run(ask()), "snmp")
+        return CheckResult(True, run_async(ask()), "snmp")
     except SnmpError as exc:
         return CheckResult(False, None, "snmp", str(exc)[:200])
 

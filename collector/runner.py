@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from dataclasses import dataclass
 
@@ -23,6 +24,21 @@ from webapp.inventory.models import Switch
 from webapp.status.models import SwitchHealth
 
 log = logging.getLogger(__name__)
+
+
+_local = threading.local()
+
+
+def run_async(coro):
+    """Run a coroutine on this thread's long-lived event loop.
+
+    A worker thread polls many times; keeping its loop (and with it the SNMP engine and its
+    v3 key cache, built per loop) saves ~100 ms of CPU per SNMPv3 poll over asyncio.run().
+    """
+    loop = getattr(_local, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _local.loop = asyncio.new_event_loop()
+    return loop.run_until_complete(coro)
 
 
 def target_for(switch: Switch) -> SnmpTarget:
@@ -109,7 +125,7 @@ def poll_once(switch_id: int) -> PollOutcome:
     switch = load_switch(switch_id)
     started = time.time()
     try:
-        result = asyncio.run(_poll(switch))
+        result = run_async(_poll(switch))
     except (SnmpError, ProfileError, OSError) as exc:
         outcome = PollOutcome(switch.name, classify(exc), error=str(exc))
         _record(switch, started, outcome, duration_ms=round((time.time() - started) * 1000), varbinds=0, samples=0)

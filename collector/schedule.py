@@ -27,6 +27,17 @@ def static_entries() -> dict[str, dict]:
             "task": "cellar.check_hosts", "schedule": float(host_period),
             "options": {"queue": "default", "expires": host_period},
         },
+        # Roll raw samples up into the 1m/15m/1h/1d tiers (collector/rollup_tasks.py); late
+        # samples first. A run that outlives the period makes the next one skip (advisory lock).
+        "rollup": {
+            "task": "cellar.rollup", "schedule": float(settings.CELLAR_ROLLUP_INTERVAL),
+            "options": {"queue": "default", "expires": settings.CELLAR_ROLLUP_INTERVAL},
+        },
+        # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
+        "retention": {
+            "task": "cellar.retention", "schedule": 3600.0,
+            "options": {"queue": "default", "expires": 3600},
+        },
     }
 
 

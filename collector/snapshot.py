@@ -125,7 +125,6 @@ def parse_fore(walk: Walk) -> Snapshot:
     for index in column(walk, "hwPortName") or column(walk, "hwPortModel"):
         if len(index) == 3:
             hw_by_slot.setdefault((index[0], index[1]), []).append((index[2], index))
-    hw_if_index = {num(v): idx for idx, v in column(walk, "hwPortIfIndex").items() if num(v) is not None}
     port_numbers = sorted(idx[0] for idx in column(walk, "portOperStatus") if len(idx) == 1)
     by_slot: dict[tuple[int, int], list[int]] = {}
     for pn in port_numbers:
@@ -133,12 +132,13 @@ def parse_fore(walk: Walk) -> Snapshot:
         by_slot.setdefault(slot, []).append(pn)
     for pn in port_numbers:
         idx = (pn,)
-        hw = hw_if_index.get(pn)
-        if hw is None:   # match by position of the port within its board/module
-            slot = (num(column(walk, "portHwBoard").get(idx)), num(column(walk, "portHwModule").get(idx)))
-            hw_ports = sorted(hw_by_slot.get(slot, []))
-            pos = by_slot.get(slot, []).index(pn)
-            hw = hw_ports[pos][1] if pos < len(hw_ports) else None
+        # portTable and hwPortTable describe the same ports keyed differently; portHwBoard and
+        # portHwModule name the module, and ports keep their order within it. (hwPortIfIndex is
+        # the port's ifIndex, whose relation to portNumber differs between releases.)
+        slot = (num(column(walk, "portHwBoard").get(idx)), num(column(walk, "portHwModule").get(idx)))
+        hw_ports = sorted(hw_by_slot.get(slot, []))
+        pos = by_slot.get(slot, []).index(pn)
+        hw = hw_ports[pos][1] if pos < len(hw_ports) else None
         model = num(column(walk, "hwPortModel").get(hw)) if hw else None
         model_name, line_bps, cells = FORE_MODELS.get(model, ("", None, None))
         max_in = num(column(walk, "portMaxBandwidthIn").get(idx))
@@ -231,7 +231,7 @@ def parse_atm2(walk: Walk) -> Snapshot:
 
 FORE_COLUMNS = ("portAdminStatus", "portOperStatus", "portTime", "portMaxBandwidthIn", "portAllocBandwidthIn",
                 "portMaxBandwidthOut", "portAllocBandwidthOut", "portHwBoard", "portHwModule", "portName",
-                "hwPortModel", "hwPortName", "hwPortIfIndex", "pathMaxBandwidth", "pathAllocBandwidth",
+                "hwPortModel", "hwPortName", "pathMaxBandwidth", "pathAllocBandwidth",
                 "pathUptime", "chanAllocBandwidth", "chanUptime", "chanServCat", "pathrUptime", "pathrName",
                 "chanrStatus", "chanrName")
 IF_COLUMNS = ("ifDescr", "ifType", "ifSpeed", "ifAdminStatus", "ifOperStatus", "ifLastChange", "ifName",

@@ -33,7 +33,6 @@ import logging
 import os
 import random
 import socket
-import weakref
 from dataclasses import dataclass, field, asdict
 from typing import Sequence
 
@@ -57,6 +56,7 @@ PRIV_PROTOCOLS = ("DES", "AES", "AES192", "AES256")
 MAX_GET_VARBINDS = 40             # varbinds per GET PDU
 MAX_WALK_COLUMNS = 40             # columns per GETNEXT/GETBULK PDU
 MAX_REPETITIONS_CAP = 1000        # never ask for more repetitions than this
+MAX_BULK_VARBINDS = 250           # columns x repetitions asked for in one GETBULK
 DEFAULT_MAX_WALK_VARBINDS = 1_000_000
 
 BACKENDS = ("auto", "fast", "pysnmp")
@@ -197,6 +197,14 @@ def _status_error(label: str, op: str, status: int, culprit: str = "") -> SnmpEr
     return cls(f"{label} answered {op} with {_status_name(status)}{culprit}")
 
 
+def _pick_address(infos: list) -> tuple:
+    """First IPv4 result of getaddrinfo, else the first result (e.g. IPv6 only)."""
+    for info in infos:
+        if info[0] == socket.AF_INET:
+            return info
+    return infos[0]
+
+
 def _status_name(es: int) -> str:
     names = codec.ERROR_STATUS_NAMES
     return f"{names[es]}({es})" if 0 <= es < len(names) else f"error-status {es}"
@@ -218,8 +226,9 @@ class Engine:
     _default: "Engine | None" = None
 
     def __init__(self) -> None:
-        self._by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict]" = \
-            weakref.WeakKeyDictionary()
+        # loop -> {credential key: pysnmp SnmpEngine}; the engines reference their loop,
+        # so entries of closed loops are dropped explicitly (see _purge_closed_loops)
+        self._by_loop: dict[asyncio.AbstractEventLoop, dict] = {}
 
     @classmethod
     def default(cls) -> "Engine":
@@ -242,12 +251,20 @@ class Engine:
         loop = asyncio.get_running_loop()
         engines = self._by_loop.get(loop)
         if engines is None:
+            self._purge_closed_loops()
             engines = self._by_loop[loop] = {}
         key = self._cred_key(target)
         eng = engines.get(key)
         if eng is None:
             eng = engines[key] = _PysnmpEngine()
         return eng
+
+    def _purge_closed_loops(self) -> None:
+        # asyncio.run() per task (e.g. a Celery task) leaves closed loops behind: forget
+        # their engines; the garbage collector closes their sockets.  Keeping one loop per
+        # worker process is cheaper (a new pysnmp engine costs ~0.1-0.5 s of CPU).
+        for loop in [lp for lp in self._by_loop if lp.is_closed()]:
+            del self._by_loop[loop]
 
     def close(self) -> None:
         """Close the pysnmp transports (call from the loop that used them, at shutdown)."""
@@ -258,7 +275,7 @@ class Engine:
                         eng.close_dispatcher()
                     except Exception:  # pragma: no cover - best effort at shutdown
                         pass
-        self._by_loop = weakref.WeakKeyDictionary()
+        self._by_loop = {}
 
 
 # ---------------------------------------------------------------------------------------
@@ -337,11 +354,11 @@ class _FastBackend:
                 raise SnmpError(f"cannot resolve {t.label}: {e}") from None
             if not infos:
                 raise SnmpError(f"cannot resolve {t.label}")
-            family, _, _, _, addr = infos[0]
+            family, _, _, _, addr = _pick_address(infos)
             try:
                 transport, proto = await loop.create_datagram_endpoint(
                     lambda: _UdpClientProtocol(self.stats, t.label),
-                    remote_addr=addr[:2] if family == socket.AF_INET else addr,
+                    remote_addr=(addr[0], addr[1]),
                     family=family)
             except OSError as e:
                 raise SnmpError(f"cannot open UDP socket to {t.label}: {e}") from None
@@ -352,8 +369,8 @@ class _FastBackend:
             await self._open()
         t = self.target
         st = self.stats
-        proto = self._proto
-        assert proto is not None and self._transport is not None
+        proto, transport = self._proto, self._transport
+        assert proto is not None and transport is not None
         self._rid = self._rid % (2**31 - 1) + 1
         rid = self._rid
         msg = codec.encode_request(self._version, self._community, pdu_type, rid, names,
@@ -370,7 +387,7 @@ class _FastBackend:
                 # the same request-id and is accepted as well
                 fut = loop.create_future()
                 pending[rid] = fut
-                self._transport.sendto(msg)
+                transport.sendto(msg)
                 st.bytes_sent += len(msg)
                 timer = loop.call_later(t.timeout, _expire, fut)
                 try:
@@ -453,7 +470,7 @@ class _PysnmpBackend:
                 raise SnmpError(f"cannot resolve {t.label}: {e}") from None
             if not infos:
                 raise SnmpError(f"cannot resolve {t.label}")
-            family, _, _, _, addr = infos[0]
+            family, _, _, _, addr = _pick_address(infos)
             cls = Udp6TransportTarget if family == socket.AF_INET6 else UdpTransportTarget
             try:
                 transport = await cls.create((addr[0], t.port), timeout=t.timeout,
@@ -697,11 +714,16 @@ class SnmpSession:
             return
 
     # -- WALK ----------------------------------------------------------------------------
-    async def walk(self, columns: Sequence[str]) -> dict[str, dict[tuple[int, ...], Value]]:
+    async def walk(self, columns: Sequence[str], *, expected_rows: int | None = None
+                   ) -> dict[str, dict[tuple[int, ...], Value]]:
         """Walk table columns (OID subtrees): {column: {index tuple: value}}.
 
         v2c/v3 use GETBULK with up to MAX_WALK_COLUMNS columns per request, each column
         advanced independently and dropped when it leaves its subtree; v1 uses GETNEXT.
+        Repetitions per request: target.max_repetitions, lowered so that columns x
+        repetitions <= MAX_BULK_VARBINDS.  ``expected_rows`` (e.g. the port count known
+        from the last poll) sizes the first GETBULK so that a table of that many rows
+        usually takes one request without overshooting into the following columns.
         Raises SnmpProtocolError on non-increasing OIDs or after max_walk_varbinds.
         """
         if isinstance(columns, str):
@@ -714,6 +736,7 @@ class SnmpSession:
         label = self.target.label
         bulk = self.target.version != "1"
         reps = max(1, min(self.target.max_repetitions, MAX_REPETITIONS_CAP))
+        first_reps = reps if expected_rows is None else max(1, expected_rows + 1)
         width = MAX_WALK_COLUMNS
         budget = self.max_walk_varbinds
         total = 0
@@ -722,7 +745,9 @@ class SnmpSession:
             n = len(batch)
             names = [c.last for c in batch]
             if bulk:
-                status, index, varbinds = await self._request(codec.GETBULK, names, reps)
+                asked = max(1, min(reps, first_reps, MAX_BULK_VARBINDS // n))
+                first_reps = reps
+                status, index, varbinds = await self._request(codec.GETBULK, names, asked)
             else:
                 status, index, varbinds = await self._request(codec.GETNEXT, names)
             if status:
@@ -731,15 +756,15 @@ class SnmpSession:
                     active.remove(batch[index - 1])
                     continue
                 if status == 1:                         # tooBig: ask for less
-                    if reps > 1:
-                        reps //= 2
+                    if bulk and asked > 1:
+                        reps = asked // 2
                         continue
                     if width > 1 and n > 1:
                         width = max(1, n // 2)
                         continue
                 raise _status_error(label, "GETBULK" if bulk else "GETNEXT", status)
             nvb = len(varbinds)
-            if nvb == 0 or nvb > (n * reps if bulk else n) or (not bulk and nvb != n):
+            if nvb == 0 or nvb > (n * asked if bulk else n) or (not bulk and nvb != n):
                 raise SnmpProtocolError(
                     f"{label} answered a walk request for {n} columns with {nvb} varbinds")
             done = []

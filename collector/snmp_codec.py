@@ -333,20 +333,27 @@ def _varbinds(data: bytes, pos: int, end: int) -> list:
             raise CodecError("varbind length mismatch")
         if tag == 0x41 or tag == 0x42 or tag == 0x43 or tag == 0x47:
             # Counter32, Gauge32/Unsigned32, TimeTicks, UInteger32: 0..2**32-1.
-            # Accepts the common agent bug of 4 octets with the top bit set as unsigned.
-            if ln == 0 or ln > 5 or (ln == 5 and data[pos] != 0):
+            # Accepts the common agent bug of 4 octets with the top bit set as unsigned,
+            # and (like pyasn1) non-minimal encodings; the range is what is enforced.
+            if ln == 0 or ln > 8:
                 raise CodecError("bad unsigned32 encoding")
             value = from_bytes(data[pos:vend], "big")
+            if value > 0xFFFFFFFF:
+                raise CodecError("unsigned32 out of range")
         elif tag == 0x04:
             value = data[pos:vend]
         elif tag == 0x02:
-            if ln == 0 or ln > 4:
+            if ln == 0 or ln > 8:
                 raise CodecError("bad Integer32 encoding")
             value = from_bytes(data[pos:vend], "big", signed=True)
+            if not -0x80000000 <= value <= 0x7FFFFFFF:
+                raise CodecError("Integer32 out of range")
         elif tag == 0x46:
-            if ln == 0 or ln > 9 or (ln == 9 and data[pos] != 0):
+            if ln == 0 or ln > 12:
                 raise CodecError("bad Counter64 encoding")
             value = from_bytes(data[pos:vend], "big")
+            if value > 0xFFFFFFFFFFFFFFFF:
+                raise CodecError("Counter64 out of range")
         elif tag in exc:
             if ln:
                 raise CodecError("exception value with content")

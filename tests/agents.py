@@ -286,9 +286,11 @@ class FakeAgent:
     None (stay silent); ``agent.answer(request)`` gives the correct answer to start from.
     """
 
-    def __init__(self, mib: dict | None = None, community: str = "public", handler=None):
+    def __init__(self, mib: dict | None = None, community: str = "public", handler=None,
+                 host: str = "127.0.0.1"):
         from collector import snmp_codec
 
+        self.host = host
         self.codec = snmp_codec
         self.community = community.encode()
         self.handler = handler
@@ -318,7 +320,7 @@ class FakeAgent:
 
         loop = asyncio.get_running_loop()
         transport, _ = await loop.create_datagram_endpoint(
-            Proto, local_addr=("127.0.0.1", 0))
+            Proto, local_addr=(self.host, 0))
         self.port = transport.get_extra_info("sockname")[1]
         return self
 
@@ -341,14 +343,16 @@ class FakeAgent:
             self.transport.sendto(bytes(dgram), addr)
 
     # -- a correct agent ------------------------------------------------------------------
-    def next_after(self, raw: bytes):
+    def next_after(self, raw: bytes, v1: bool = False):
         import bisect
 
         key = self.codec.raw_to_oid(raw)
         i = bisect.bisect_right(self.keys, key)
-        if i < len(self.items):
+        while i < len(self.items):
             _, r, v = self.items[i]
-            return r, v
+            if not (v1 and v[0] == 0x46):          # SNMPv1 cannot carry Counter64
+                return r, v
+            i += 1
         return None
 
     def answer(self, req, *, status: int | None = None, index: int = 0) -> bytes:
@@ -359,14 +363,14 @@ class FakeAgent:
         if req.pdu_type == 0xA0:                      # GET
             for i, n in enumerate(names):
                 val = self.by_raw.get(n)
-                if val is None:
+                if val is None or (v1 and val[0] == 0x46):
                     if v1:
                         err, err_index = err or 2, err_index or i + 1
                     val = b"\x80\x00"
                 out.append((n, val))
         elif req.pdu_type == 0xA1:                    # GETNEXT
             for i, n in enumerate(names):
-                nxt = self.next_after(n)
+                nxt = self.next_after(n, v1)
                 if nxt is None:
                     if v1:
                         err, err_index = err or 2, err_index or i + 1
@@ -413,7 +417,7 @@ def mutate(rng, data: bytes) -> bytes:
         b = b[:rng.randrange(len(b) + 1)]
     elif kind == 3:                                   # insert random bytes
         i = rng.randrange(len(b) + 1)
-        b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        b[i:i] = rng.randbytes(rng.randint(1, 16))
     elif kind == 4 and b:                             # delete a range
         i = rng.randrange(len(b))
         del b[i:i + rng.randint(1, 16)]
@@ -422,16 +426,15 @@ def mutate(rng, data: bytes) -> bytes:
         j = min(len(b), i + rng.randint(1, 40))
         b[j:j] = b[i:j]
     elif kind == 6:                                   # pure garbage
-        b = bytearray(rng.randrange(256) for _ in range(rng.randint(0, 300)))
+        b = bytearray(rng.randbytes(rng.randint(0, 300)))
     elif kind == 7:                                   # garbage behind a valid header
-        b = b[:rng.randint(0, 30)] + bytearray(rng.randrange(256)
-                                               for _ in range(rng.randint(0, 100)))
+        b = b[:rng.randint(0, 30)] + bytearray(rng.randbytes(rng.randint(0, 100)))
     elif kind == 8 and b:                             # length octet -> long/indefinite forms
         i = rng.randrange(len(b))
         b[i:i + 1] = rng.choice((b"\x80", b"\x81\xff", b"\x84\xff\xff\xff\xff", b"\x82\x00\x05",
                                  b"\x83\x01\x00\x00"))
     elif kind == 9:                                   # huge datagram
-        b = b + bytearray(rng.randrange(256) for _ in range(rng.randint(1000, 60000)))
+        b = b + bytearray(rng.randbytes(rng.randint(1000, 60000)))
     elif kind == 10 and b:                            # swap two bytes
         i, j = rng.randrange(len(b)), rng.randrange(len(b))
         b[i], b[j] = b[j], b[i]

@@ -19,6 +19,11 @@ from collector.snmp import SnmpError
 from webapp.inventory.models import Host, Link, Port, Switch
 
 
+def _port(switch: str, name_or_index: str) -> Port | None:
+    ports = Port.objects.filter(switch__name=switch)
+    return ports.filter(name=name_or_index).first() or ports.filter(key=str(name_or_index)).first()
+
+
 class Command(BaseCommand):
     help = "Add the simulated switches and hosts of `python -m simnet up` to the inventory."
 
@@ -48,9 +53,10 @@ class Command(BaseCommand):
                 "address": h["address"], "description": h.get("description", "")[:255],
                 "tcp_port": h.get("tcp_port") or 22})
         for link in manifest.get("links", []):
-            a = Port.objects.filter(switch__name=link["a_switch"], name=link["a_port"]).first()
-            b = Port.objects.filter(switch__name=link["b_switch"], name=link["b_port"]).first()
+            a = _port(link["a_switch"], link["a_port"])
+            b = _port(link["b_switch"], link["b_port"])
             if a and b and not Link.objects.filter(a_port=b, b_port=a).exists():
+                # ILMI discovery may have made this link already, in either direction.
                 Link.objects.get_or_create(a_port=a, b_port=b, defaults={"source": "manual", "note": link["kind"]})
         for pvc in manifest.get("pvc_paths", []):
             for host_name, hop, side in ((pvc["source"], pvc["hops"][0], "in"), (pvc["destination"], pvc["hops"][-1], "out")):

@@ -38,7 +38,7 @@ def state_dir_factory():
 @pytest.fixture(scope="session")
 def simnet_net():
     if not NETSNMP:
-        pytest.skip("net-snmp command line tools (snmpget, snmpbulkwalk) not installed")
+        pytest.fail("net-snmp command line tools (snmpget, snmpbulkwalk) not installed (make test installs them)")
     d = make_state_dir("session")
     net = SimNetwork(d, find_free_base_port(4))
     net.start()

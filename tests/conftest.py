@@ -14,6 +14,13 @@ def redis_url() -> str:
 
 
 @pytest.fixture(autouse=True)
+def _plain_static_storage(settings):
+    """Production serves hashed names from collectstatic's manifest; tests serve the sources."""
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+
+
+@pytest.fixture(autouse=True)
 def _spool_in_tmp(settings, tmp_path):
     """Each test gets its own spool directory: a spooled poll must never leak between tests."""
     settings.CELLAR_SPOOL_DIR = tmp_path / "spool"

@@ -52,12 +52,21 @@ def _wait(predicate, timeout: float, step: float = 0.25) -> bool:
 
 
 def test_worker_polls_and_a_late_poll_is_dropped(snmpd, producer_app, redis_server, tmp_path):
+    import urllib.request
+
+    from tests.agents import free_udp_port
+
     switch = _switch(snmpd, "t-worker", 15)
-    worker = CeleryProcess("worker", tmp_path, REDIS_URL=redis_server.url)
+    metrics_port = free_udp_port()   # free on TCP too in practice; the worker fails loudly if not
+    worker = CeleryProcess("worker", tmp_path, REDIS_URL=redis_server.url, CELLAR_METRICS_PORT=str(metrics_port))
     try:
         worker.wait_for_log("ready.")
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls")
         assert _wait(lambda: PollLog.objects.filter(switch_id=switch.id).exists(), 30), worker.tail()
+        # The poller reports on itself in Prometheus format.
+        text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
+        assert 'cellar_polls_total{status="ok",switch="t-worker"} 1.0' in text
+        assert "cellar_poll_duration_seconds_bucket" in text and "cellar_varbinds_total" in text
         # A poll whose expiry has passed while it waited in the queue is dropped, not run late.
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls", expires=0.001)
         time.sleep(3)

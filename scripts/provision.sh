@@ -376,6 +376,8 @@ step_venv() {
 # any user can read in ps).
 ADMIN_PY='
 import os
+from django.core.management import call_command
+call_command("migrate", interactive=False, verbosity=0)
 from django.contrib.auth import get_user_model
 User = get_user_model()
 if User._default_manager.filter(**{User.USERNAME_FIELD: "admin"}).exists():
@@ -391,9 +393,8 @@ step_django() {
     step "django setup" django
     [[ -f $ROOT/manage.py ]] || die "manage.py not found in the repository root"
     load_env
+    # One Django process for migrate and the admin user: each start-up costs ~2 s.
     info "manage.py migrate"
-    (cd "$ROOT" && "$PY" manage.py migrate --noinput) </dev/null >>"$CURRENT_LOG" 2>&1
-
     local pw=${CELLAR_ADMIN_PASSWORD:-} generated=0 out
     if [[ -z $pw ]]; then
         pw=$(rand_urlsafe 12 | tr -d '=')
@@ -414,8 +415,15 @@ step_django() {
         die "could not check or create the admin user, see $(rel "$CURRENT_LOG")"
     fi
 
-    info "manage.py collectstatic"
-    (cd "$ROOT" && "$PY" manage.py collectstatic --noinput) </dev/null >>"$CURRENT_LOG" 2>&1
+    # collectstatic only when a static source or the installed packages changed since last time.
+    local stamp=$STATE/.static-stamp
+    if [[ -f $stamp && -d $ROOT/staticfiles ]] && [[ -z $(find "$ROOT/webapp" "$STATE/.venv-stamp" -newer "$stamp" \( -path '*/static/*' -o -name .venv-stamp \) -print -quit 2>/dev/null) ]]; then
+        info "static files unchanged since the last collectstatic"
+    else
+        info "manage.py collectstatic"
+        (cd "$ROOT" && "$PY" manage.py collectstatic --noinput) </dev/null >>"$CURRENT_LOG" 2>&1
+        touch "$stamp"
+    fi
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -81,8 +81,12 @@ main() {
     settle simnet
 
     step "seed simnet" seed
-    info "manage.py seed_simnet"
-    "$PY" manage.py seed_simnet </dev/null >>"$CURRENT_LOG" 2>&1
+    if [[ -n ${STARTED_AT[simnet]+x} ]]; then
+        info "manage.py seed_simnet"
+        "$PY" manage.py seed_simnet </dev/null >>"$CURRENT_LOG" 2>&1
+    else
+        info "simnet was already running and registered"
+    fi
 
     local web_cmd=("$VENV/bin/gunicorn" webapp.wsgi:application --bind "127.0.0.1:$WEB_PORT"
         --workers 2 --access-logfile "$LOG_DIR/web-access.log"

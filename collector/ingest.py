@@ -12,7 +12,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from collector import spool, writer
 from collector.counters import CounterSpec, i64_to_u64
@@ -185,16 +185,9 @@ def ingest_or_spool(result: PollResult) -> str:
         if not spool.pending(result.switch_id) or not _already_spooled(result):
             spool.append(result)
         return "spooled"
-    except DatabaseError:
-        raise
 
 
 def _already_spooled(result: PollResult) -> bool:
     # drain() stops at the first failing result and keeps it: do not append it a second time.
-    import json
-    path = spool._path(result.switch_id)
-    try:
-        last = path.read_text().splitlines()[-1]
-    except (OSError, IndexError):
-        return False
-    return json.loads(last).get("at") == result.at
+    last = spool.last(result.switch_id)
+    return last is not None and last.at == result.at

@@ -45,6 +45,15 @@ def pending(switch_id: int) -> bool:
     return path.exists() and path.stat().st_size > 0
 
 
+def last(switch_id: int) -> PollResult | None:
+    """The newest spooled result, or None (also for an unreadable last line)."""
+    try:
+        line = _path(switch_id).read_text().splitlines()[-1]
+        return PollResult.from_json(json.loads(line))
+    except (OSError, IndexError, ValueError, KeyError, TypeError):
+        return None
+
+
 def append(result: PollResult) -> None:
     with _locked(result.switch_id) as path:
         with open(path, "a+b") as fh:

@@ -6,7 +6,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collector import runner
-from collector.counters import Flag
+from collector.counters import Flag, i64_to_u64
 from webapp.inventory.management.commands._switches import switch_named
 from webapp.traffic.models import Layout, Sample, Series
 
@@ -55,5 +55,6 @@ class Command(BaseCommand):
             elif s.vp:
                 where += f" VP {s.vp.vpi}"
             rate = f"{delta / interval:.1f} {s.unit}/s" if delta is not None and interval else "-"
+            raw = i64_to_u64(raw) if raw is not None else "-"   # Counter64 is stored two's complement
             self.stdout.write(f"{where:<16} {s.object_name:<28} {s.direction or '-':<3} raw={raw} "
                               f"delta={delta if delta is not None else '-'} rate={rate} flags={_flags(flags)}")

@@ -126,6 +126,7 @@ def parse_fore(walk: Walk) -> Snapshot:
         if len(index) == 3:
             hw_by_slot.setdefault((index[0], index[1]), []).append((index[2], index))
     port_numbers = sorted(idx[0] for idx in column(walk, "portOperStatus") if len(idx) == 1)
+    all_hw = sorted(index for ports in hw_by_slot.values() for _, index in ports)
     by_slot: dict[tuple[int, int], list[int]] = {}
     for pn in port_numbers:
         slot = (num(column(walk, "portHwBoard").get((pn,))), num(column(walk, "portHwModule").get((pn,))))
@@ -136,9 +137,13 @@ def parse_fore(walk: Walk) -> Snapshot:
         # portHwModule name the module, and ports keep their order within it. (hwPortIfIndex is
         # the port's ifIndex, whose relation to portNumber differs between releases.)
         slot = (num(column(walk, "portHwBoard").get(idx)), num(column(walk, "portHwModule").get(idx)))
-        hw_ports = sorted(hw_by_slot.get(slot, []))
-        pos = by_slot.get(slot, []).index(pn)
-        hw = hw_ports[pos][1] if pos < len(hw_ports) else None
+        if slot in hw_by_slot:
+            hw_ports = sorted(hw_by_slot[slot])
+            pos = by_slot[slot].index(pn)
+            hw = hw_ports[pos][1] if pos < len(hw_ports) else None
+        else:
+            # An agent without portHwBoard/Module: both tables list the same ports in order.
+            hw = all_hw[port_numbers.index(pn)] if len(all_hw) == len(port_numbers) else None
         model = num(column(walk, "hwPortModel").get(hw)) if hw else None
         model_name, line_bps, cells = FORE_MODELS.get(model, ("", None, None))
         max_in = num(column(walk, "portMaxBandwidthIn").get(idx))

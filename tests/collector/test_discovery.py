@@ -61,3 +61,14 @@ def test_fore_layout_is_matched_by_position_within_each_module():
     assert (by_key["40"].name, by_key["41"].name, by_key["9"].name) == ("A1", "A2", "B1")
     assert by_key["40"].capacity_cells == 353_207 and by_key["9"].port_type == "TAXI-100"
     assert by_key["41"].oper_status == "down" and by_key["40"].label == "merlin"
+
+
+def test_fore_layout_without_board_and_module_columns_falls_back_to_order():
+    P, H = "1.3.6.1.4.1.326.2.2.2.1.2.2.1", "1.3.6.1.4.1.326.2.2.1.1.2.3.1"
+    walk = {
+        f"{P}.3": {(1,): 1, (2,): 1, (3,): 2},
+        f"{H}.13": {(1, 0, 0): b"1A1", (1, 0, 1): b"1A2", (1, 7, 0): b"1CTL"},
+        f"{H}.5": {(1, 0, 0): 4, (1, 0, 1): 4, (1, 7, 0): 7},
+    }
+    names = [p.name for p in parse_fore(walk).ports]
+    assert names == ["A1", "A2", "CTL"]

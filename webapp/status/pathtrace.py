@@ -1,0 +1,655 @@
+"""VCC path tracing over inventory data: pure functions, no ORM, no I/O.
+
+The caller (webapp.status.queries.load_network) builds a `Network` from plain records of the
+inventory (switches, ports, hosts, links, cross-connects, VC/VP endpoints) and the latest cell
+rates; everything here is deterministic over those records, so every rule is unit-testable.
+
+How a connection is followed
+----------------------------
+Cells of a VC enter a switch on (port, VPI, VCI). A VC cross-connect on that switch sends them
+out on (out port, out VPI, out VCI); a VP cross-connect on (port, VPI) sends every VCI of the
+path out on (out port, out VPI) keeping the VCI. The out port leads somewhere by a Link of the
+inventory (entered by hand, or by discovery from ILMI neighbour data): to a port of another
+switch, where the same lookup repeats with the outgoing VPI/VCI, or to a host, where the
+connection ends. Cross-connects are one row per direction, so each direction is traced
+separately.
+
+Where the inventory has no Link, two inferences are made and labelled as such (never silently):
+* ILMI: a port's neighbour address names another switch and its neighbour ifName one of that
+  switch's ports (FORE's BNP form "1D1" matches port "D1"), or the other way round;
+* port names: FORE portName / ifAlias often carry the attached host's name ("merlin-atm.edc",
+  truncated to 15 characters by the switch): a port whose label matches exactly one host is
+  taken as that host's attachment.
+An explicit Link on a port always wins: nothing is inferred for a port that has one.
+
+A trace stops, saying where and why, when: a switch has no cross-connect for what arrives
+(with the reason: the VC endpoint is not configured, exists but terminates on the switch, or
+its cross-connect vanished), an out port leads nowhere known, a loop is found, or the cells
+terminate on a switch's control port (FORE CTL).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable
+
+# --------------------------------------------------------------------------- input records
+
+
+@dataclass(frozen=True)
+class SwitchInfo:
+    id: int
+    name: str
+    address: str = ""
+    sys_name: str = ""
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    id: int
+    switch_id: int
+    name: str
+    key: str = ""
+    label: str = ""
+    port_type: str = ""
+    oper_status: str = ""
+    admin_status: str = ""
+    neighbor_address: str = ""
+    neighbor_ifname: str = ""
+    description: str = ""
+    is_atm: bool = True
+
+    @property
+    def is_control(self) -> bool:
+        """The switch's own control processor port (FORE CTL): cells sent here terminate on the switch."""
+        return self.port_type.upper() == "CTL" or self.name.upper() == "CTL"
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    id: int
+    name: str
+    address: str = ""
+
+
+@dataclass(frozen=True)
+class LinkInfo:
+    id: int
+    a_port_id: int
+    b_port_id: int | None = None
+    b_host_id: int | None = None
+    source: str = "manual"
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class XcInfo:
+    id: int
+    switch_id: int
+    kind: str                   # "vc" | "vp"
+    in_port_id: int
+    in_vpi: int
+    in_vci: int | None
+    out_port_id: int
+    out_vpi: int
+    out_vci: int | None
+    name: str = ""
+    status: str = ""
+    up_since: datetime | None = None
+    gone_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class EndpointInfo:
+    """A VC (vci set) or VP (vci None) link endpoint on a port."""
+    id: int
+    port_id: int
+    vpi: int
+    vci: int | None = None
+    status: str = ""
+    alloc_bw: int | None = None
+    up_since: datetime | None = None
+    service_category: str = ""
+
+
+@dataclass(frozen=True)
+class Rate:
+    """The latest measured cell rate of a connection at one endpoint."""
+    cells_per_s: float | None       # None: the latest delta was withheld (see flags) or not measured
+    at: datetime | None             # poll time of the sample it comes from
+    flags: int = 0
+    count: int | None = None        # the agent's counter value at that poll
+    side: str = "in"                # "in": counted where cells enter the switch, "out": where they leave
+
+    @property
+    def mbps(self) -> float | None:
+        return None if self.cells_per_s is None else self.cells_per_s * 424 / 1e6
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Neighbor:
+    """What a port is cabled to: a port of another switch, or a host."""
+    port: PortInfo | None
+    host: HostInfo | None
+    source: str                      # manual | ilmi | discovery | inferred-ilmi | inferred-label
+    link_id: int | None = None
+    note: str = ""
+
+    @property
+    def inferred(self) -> bool:
+        return self.source.startswith("inferred")
+
+
+@dataclass
+class Hop:
+    switch: SwitchInfo
+    xc: XcInfo
+    in_port: PortInfo
+    out_port: PortInfo
+    in_vpi: int
+    in_vci: int | None
+    out_vpi: int
+    out_vci: int | None
+    rate: Rate | None = None
+    via: Neighbor | None = None        # how the cells reached in_port (None for the first hop from a host)
+    problems: list[str] = field(default_factory=list)
+    alloc_bw: int | None = None        # cells/s allocated to the incoming endpoint
+    up_since: datetime | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class Trace:
+    """One direction of one connection, from where it starts to where it ends or stops."""
+    hops: list[Hop]
+    start_host: HostInfo | None = None
+    start_via: Neighbor | None = None
+    # How each end was found. host: a host attached to the port; switch: the connection
+    # terminates on a switch (its control port, or an endpoint that is not cross-connected);
+    # open: the port leads nowhere the inventory knows (no link): the path leaves what Cellar
+    # knows; stop: the next switch has nothing for it (the path breaks); loop.
+    start_stop: str = ""               # how it starts when not at a host, in words
+    start_kind: str = "open"           # host | switch | open | stop | loop
+    start_short: str = ""              # the same, in a few words for table cells
+    start_switch: SwitchInfo | None = None
+    stop_short: str = ""
+    end_host: HostInfo | None = None
+    end_via: Neighbor | None = None
+    end_kind: str = "open"             # host | switch | open | stop | loop
+    stop: str = ""                     # how it ends when not at a host, in words
+    end_switch: SwitchInfo | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Both ends known: a host or a switch at each end."""
+        return self.end_kind in ("host", "switch") and self.start_kind in ("host", "switch")
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{h.switch.name}: {p}" for h in self.hops for p in h.problems]
+
+    @property
+    def status(self) -> str:
+        """broken: the path breaks inside the known network; down: a hop is not up (cross-connect,
+        port or endpoint); incomplete: it leaves what the inventory knows (a port without a link)
+        with every known hop up; up: host (or switch) to host, every hop up."""
+        if "stop" in (self.end_kind, self.start_kind) or "loop" in (self.end_kind, self.start_kind):
+            return "broken"
+        if self.problems:
+            return "down"
+        return "up" if self.complete else "incomplete"
+
+    @property
+    def first(self) -> Hop | None:
+        return self.hops[0] if self.hops else None
+
+    @property
+    def rate(self) -> Rate | None:
+        """The rate at the first hop that has one (cells entering the network)."""
+        for h in self.hops:
+            if h.rate is not None:
+                return h.rate
+        return None
+
+    @property
+    def name(self) -> str:
+        for h in self.hops:
+            if h.xc.name:
+                return h.xc.name
+        return ""
+
+    def describe_end(self) -> str:
+        if self.end_kind == "host" and self.end_host:
+            return self.end_host.name
+        return self.stop
+
+
+@dataclass
+class Connection:
+    """The answer to 'does a VC path join host A and host B' (figure 3)."""
+    source: HostInfo
+    destination: HostInfo
+    forward: list[Trace]
+    reverse: list[Trace]
+    source_attachments: list[tuple[PortInfo, Neighbor]]
+    destination_attachments: list[tuple[PortInfo, Neighbor]]
+    from_source: list[Trace]           # every trace leaving the source (where they go or stop)
+    into_destination: list[Trace]      # every trace arriving at the destination
+
+    @property
+    def found(self) -> bool:
+        return bool(self.forward or self.reverse)
+
+    @property
+    def summary(self) -> str:
+        s, d = self.source.name, self.destination.name
+        if not self.source_attachments:
+            return (f"{s} is not attached to any switch port in the inventory: add a link "
+                    f"(port to host) for it, then trace again.")
+        if self.forward and self.reverse:
+            up_f = any(t.status == "up" for t in self.forward)
+            up_r = any(t.status == "up" for t in self.reverse)
+            if up_f and up_r:
+                return f"{s} and {d} are joined by VC paths in both directions, all hops up."
+            return f"{s} and {d} are joined by VC paths in both directions, but not every hop is up."
+        if self.forward:
+            return f"A VC path leads from {s} to {d}, but none leads back from {d} to {s}."
+        if self.reverse:
+            return f"A VC path leads from {d} to {s}, but none leads from {s} to {d}."
+        if not self.destination_attachments:
+            return (f"No VC path: {d} is not attached to any switch port in the inventory "
+                    f"(add a port-to-host link for it).")
+        return f"No VC path joins {s} and {d}: see below where each VC leaving {s} stops."
+
+
+# --------------------------------------------------------------------------- matching helpers
+
+_BNP = re.compile(r"^\d+(?=[A-Za-z])")
+
+
+def _norm(text: str) -> str:
+    return text.strip().strip(".").lower()
+
+
+def port_name_matches(port: PortInfo, ifname: str) -> bool:
+    """Does an ILMI neighbour ifName designate this port? "1D1" (FORE BNP) matches "D1"."""
+    want = ifname.strip()
+    if not want:
+        return False
+    cands = {port.name, port.description, port.key}
+    if want in cands:
+        return True
+    short = _BNP.sub("", want)
+    return bool(short) and short != want and short.upper() == port.name.upper()
+
+
+def label_matches_name(label: str, name: str) -> bool:
+    """A port label designates a host/switch name: equal, a dotted prefix either way, or the
+    15-character truncation FORE applies to portName ("punx-atm.tioc.m" ~ "punx-atm.tioc.magic.net")."""
+    a, b = _norm(label), _norm(name)
+    if len(a) < 3 or not b:
+        return False
+    if a == b or b.startswith(a + ".") or a.startswith(b + "."):
+        return True
+    if len(a) >= 12 and b.startswith(a):
+        return True
+    # Truncated in the middle of a dotted label: "houdini.tioc." vs "houdini.tioc"
+    return len(a) >= 12 and a.startswith(b)
+
+
+# --------------------------------------------------------------------------- the network
+
+
+class Network:
+    def __init__(self, switches: Iterable[SwitchInfo], ports: Iterable[PortInfo], hosts: Iterable[HostInfo],
+                 links: Iterable[LinkInfo], xcs: Iterable[XcInfo], channels: Iterable[EndpointInfo] = (),
+                 paths: Iterable[EndpointInfo] = (), rates: dict | None = None, infer: bool = True):
+        self.switches = {s.id: s for s in switches}
+        self.ports = {p.id: p for p in ports if p.switch_id in self.switches}
+        self.hosts = {h.id: h for h in hosts}
+        self.links = list(links)
+        self.rates = rates or {}
+        self.xcs: list[XcInfo] = []
+        self.gone_xcs: list[XcInfo] = []
+        for x in xcs:
+            if x.in_port_id not in self.ports or x.out_port_id not in self.ports:
+                continue
+            (self.gone_xcs if x.gone_at else self.xcs).append(x)
+        self.xcs.sort(key=lambda x: (x.switch_id, self._port_sort(x.in_port_id), x.in_vpi, x.in_vci or -1))
+        self.xc_in: dict[tuple, list[XcInfo]] = {}
+        self.xc_out: dict[tuple, list[XcInfo]] = {}
+        self.xc_by_in_port: dict[int, list[XcInfo]] = {}
+        self.xc_by_out_port: dict[int, list[XcInfo]] = {}
+        for x in self.xcs:
+            self.xc_in.setdefault((x.kind, x.in_port_id, x.in_vpi, x.in_vci), []).append(x)
+            self.xc_out.setdefault((x.kind, x.out_port_id, x.out_vpi, x.out_vci), []).append(x)
+            self.xc_by_in_port.setdefault(x.in_port_id, []).append(x)
+            self.xc_by_out_port.setdefault(x.out_port_id, []).append(x)
+        self.gone_in = {(x.kind, x.in_port_id, x.in_vpi, x.in_vci): x for x in self.gone_xcs}
+        self.vc_ep = {(e.port_id, e.vpi, e.vci): e for e in channels}
+        self.vp_ep = {(e.port_id, e.vpi): e for e in paths}
+        self.ports_by_switch: dict[int, list[PortInfo]] = {}
+        for p in self.ports.values():
+            self.ports_by_switch.setdefault(p.switch_id, []).append(p)
+        self.neighbors: dict[int, list[Neighbor]] = {}
+        self.attachments: dict[int, list[tuple[PortInfo, Neighbor]]] = {}
+        self._build_neighbors(infer)
+
+    # -- topology -------------------------------------------------------------------------
+
+    def _port_sort(self, port_id: int):
+        p = self.ports.get(port_id)
+        if p is None:
+            return (2, 0, "")
+        return (0, int(p.key), p.name) if p.key.isdigit() else (1, 0, p.name)
+
+    def _add(self, port_id: int, nb: Neighbor) -> None:
+        lst = self.neighbors.setdefault(port_id, [])
+        if not any((n.port and nb.port and n.port.id == nb.port.id) or (n.host and nb.host and n.host.id == nb.host.id)
+                   for n in lst):
+            lst.append(nb)
+        if nb.host is not None:
+            port = self.ports[port_id]
+            att = self.attachments.setdefault(nb.host.id, [])
+            if not any(p.id == port.id for p, _ in att):
+                att.append((port, nb))
+
+    def _build_neighbors(self, infer: bool) -> None:
+        explicit: set[int] = set()
+        for link in self.links:
+            a = self.ports.get(link.a_port_id)
+            if a is None:
+                continue
+            if link.b_port_id is not None:
+                b = self.ports.get(link.b_port_id)
+                if b is None:
+                    continue
+                self._add(a.id, Neighbor(b, None, link.source, link.id, link.note))
+                self._add(b.id, Neighbor(a, None, link.source, link.id, link.note))
+                explicit.update((a.id, b.id))
+            elif link.b_host_id is not None and link.b_host_id in self.hosts:
+                self._add(a.id, Neighbor(None, self.hosts[link.b_host_id], link.source, link.id, link.note))
+                explicit.add(a.id)
+        if not infer:
+            return
+        # ILMI neighbour data: port -> (switch by address, port by ifName), either side.
+        by_address: dict[str, list[SwitchInfo]] = {}
+        for s in self.switches.values():
+            if s.address:
+                by_address.setdefault(s.address, []).append(s)
+        for p in sorted(self.ports.values(), key=lambda p: p.id):
+            if p.id in explicit or not p.neighbor_address:
+                continue
+            far_switches = [s for s in by_address.get(p.neighbor_address, []) if s.id != p.switch_id]
+            if len(far_switches) != 1:
+                continue
+            cands = [q for q in self.ports_by_switch.get(far_switches[0].id, [])
+                     if port_name_matches(q, p.neighbor_ifname)]
+            if len(cands) == 1 and cands[0].id not in explicit:
+                q = cands[0]
+                note = f"ILMI: {p.name} reports neighbour {p.neighbor_address} {p.neighbor_ifname}"
+                self._add(p.id, Neighbor(q, None, "inferred-ilmi", None, note))
+                self._add(q.id, Neighbor(p, None, "inferred-ilmi", None, note))
+                explicit.update((p.id, q.id))
+        # Port labels naming exactly one host.
+        hosts = sorted(self.hosts.values(), key=lambda h: h.id)
+        for p in sorted(self.ports.values(), key=lambda p: p.id):
+            if p.id in explicit or not p.label or p.is_control:
+                continue
+            hits = [h for h in hosts if label_matches_name(p.label, h.name) or (h.address and p.label == h.address)]
+            if len(hits) == 1:
+                self._add(p.id, Neighbor(None, hits[0], "inferred-label", None,
+                                         f"port name '{p.label}' matches host {hits[0].name}"))
+
+    def neighbors_of(self, port: PortInfo) -> list[Neighbor]:
+        return self.neighbors.get(port.id, [])
+
+    def attachments_of(self, host: HostInfo) -> list[tuple[PortInfo, Neighbor]]:
+        return sorted(self.attachments.get(host.id, []), key=lambda pn: (pn[1].inferred, pn[0].id))
+
+    def switch_hint(self, port: PortInfo) -> str:
+        """A hint from a port label naming a known switch or host ("asx200bx.tioc")."""
+        if not port.label:
+            return ""
+        for s in self.switches.values():
+            if s.id != port.switch_id and (label_matches_name(port.label, s.name)
+                                           or (s.sys_name and label_matches_name(port.label, s.sys_name))):
+                return f"its name '{port.label}' suggests switch {s.name}: add a switch-to-switch link in the inventory"
+        return f"its name is '{port.label}'"
+
+    # -- rates and endpoints ----------------------------------------------------------------
+
+    def xc_rate(self, x: XcInfo) -> Rate | None:
+        vci_in = x.in_vci if x.kind == "vc" else None
+        vci_out = x.out_vci if x.kind == "vc" else None
+        return (self.rates.get(("in", x.in_port_id, x.in_vpi, vci_in))
+                or self.rates.get(("out", x.out_port_id, x.out_vpi, vci_out)))
+
+    def xc_endpoint(self, x: XcInfo) -> EndpointInfo | None:
+        if x.kind == "vc":
+            return self.vc_ep.get((x.in_port_id, x.in_vpi, x.in_vci))
+        return self.vp_ep.get((x.in_port_id, x.in_vpi))
+
+    def make_hop(self, x: XcInfo, vci: int | None, via: Neighbor | None) -> Hop:
+        """The hop of cross-connect x for cells arriving with `vci` (which a VP cross-connect keeps)."""
+        sw = self.switches[x.switch_id]
+        inp, outp = self.ports[x.in_port_id], self.ports[x.out_port_id]
+        in_vci = x.in_vci if x.kind == "vc" else vci
+        out_vci = x.out_vci if x.kind == "vc" else vci
+        ep = self.xc_endpoint(x)
+        hop = Hop(sw, x, inp, outp, x.in_vpi, in_vci, x.out_vpi, out_vci, self.xc_rate(x), via,
+                  alloc_bw=ep.alloc_bw if ep else None, up_since=x.up_since or (ep.up_since if ep else None))
+        if x.status and x.status != "up":
+            hop.problems.append(f"cross-connect {x.status}")
+        for label, p in (("in", inp), ("out", outp)):
+            if p.oper_status and p.oper_status != "up":
+                hop.problems.append(f"{label} port {p.name} is {p.oper_status}")
+        if ep is not None and ep.status and ep.status != "up":
+            hop.problems.append(f"{'VC' if x.kind == 'vc' else 'VP'} endpoint is {ep.status}")
+        return hop
+
+    # -- lookups of the next / previous cross-connect ------------------------------------------
+
+    def _xc_entering(self, port_id: int, vpi: int, vci: int | None) -> list[XcInfo]:
+        if vci is not None:
+            hit = self.xc_in.get(("vc", port_id, vpi, vci))
+            if hit:
+                return hit
+        return self.xc_in.get(("vp", port_id, vpi, None), [])
+
+    def _xc_leaving(self, port_id: int, vpi: int, vci: int | None) -> list[XcInfo]:
+        if vci is not None:
+            hit = self.xc_out.get(("vc", port_id, vpi, vci))
+            if hit:
+                return hit
+        return self.xc_out.get(("vp", port_id, vpi, None), [])
+
+    def _why_no_xc(self, port: PortInfo, vpi: int, vci: int | None) -> str:
+        return self._no_xc(port, vpi, vci)[1]
+
+    def _no_xc(self, port: PortInfo, vpi: int, vci: int | None) -> tuple[str, str]:
+        """(kind, words) for cells arriving where no cross-connect takes them: 'switch' when they
+        terminate there (the endpoint exists, e.g. signalling or management), else 'stop'."""
+        sw = self.switches[port.switch_id]
+        what = f"{vpi}/{vci}" if vci is not None else f"VP {vpi}"
+        gone = self.gone_in.get(("vc", port.id, vpi, vci)) or self.gone_in.get(("vp", port.id, vpi, None))
+        if gone is not None:
+            return "stop", (f"arrives at {sw.name} {port.name} as {what}, where its cross-connect vanished "
+                            f"at {gone.gone_at:%Y-%m-%d %H:%M} UTC")
+        ep = self.vc_ep.get((port.id, vpi, vci)) if vci is not None else self.vp_ep.get((port.id, vpi))
+        if ep is not None:
+            return "switch", (f"terminates on {sw.name} at {port.name} {what} (an endpoint of the switch itself, "
+                              f"{ep.status or 'status unknown'}, not cross-connected)")
+        state = f" (port {port.oper_status})" if port.oper_status and port.oper_status != "up" else ""
+        return "stop", f"arrives at {sw.name} {port.name}{state} as {what}, but {sw.name} has no cross-connect for it"
+
+    # -- tracing --------------------------------------------------------------------------
+
+    def _forward(self, trace: Trace, x: XcInfo, vci: int | None, via: Neighbor | None, seen: set) -> None:
+        """Append hops from cross-connect x onwards until the cells reach a host or stop."""
+        while True:
+            key = (x.id, vci)
+            if key in seen:
+                trace.end_kind, trace.stop = "loop", f"loops back to {self.switches[x.switch_id].name} {self.ports[x.in_port_id].name}"
+                trace.stop_short = f"loop at {self.switches[x.switch_id].name}"
+                return
+            seen.add(key)
+            hop = self.make_hop(x, vci, via)
+            trace.hops.append(hop)
+            siblings = [s for s in self._xc_entering(x.in_port_id, x.in_vpi, hop.in_vci) if s.id != x.id]
+            if siblings:
+                hop.problems.append(f"point-to-multipoint: also leaves on {', '.join(self.ports[s.out_port_id].name for s in siblings)} (not followed)")
+            out = hop.out_port
+            sw = hop.switch
+            what = f"{hop.out_vpi}/{hop.out_vci}" if hop.out_vci is not None else f"VP {hop.out_vpi}"
+            if out.is_control:
+                trace.end_kind, trace.end_switch = "switch", sw
+                trace.stop = f"terminates on {sw.name} (control port {out.name})"
+                trace.stop_short = f"{sw.name} (control)"
+                return
+            nbrs = self.neighbors_of(out)
+            hosts = [n for n in nbrs if n.host]
+            if hosts:
+                trace.end_kind, trace.end_host, trace.end_via = "host", hosts[0].host, hosts[0]
+                return
+            far = [n for n in nbrs if n.port]
+            if not far:
+                hint = self.switch_hint(out)
+                trace.stop = (f"leaves {sw.name} on {out.name} as {what}; the inventory does not say what "
+                              f"{out.name} connects to" + (f" ({hint})" if hint else ""))
+                trace.stop_short = f"{sw.name} {out.name} → ?"
+                trace.end_kind = "open"
+                return
+            nb = far[0]
+            nxt = self._xc_entering(nb.port.id, hop.out_vpi, hop.out_vci)
+            if not nxt:
+                nsw = self.switches[nb.port.switch_id]
+                trace.end_kind, trace.stop = self._no_xc(nb.port, hop.out_vpi, hop.out_vci)
+                if trace.end_kind == "switch":
+                    trace.end_switch, trace.stop_short = nsw, f"{nsw.name} {nb.port.name} (terminates)"
+                else:
+                    trace.stop_short = f"stops at {nsw.name} {nb.port.name}"
+                trace.end_via = Neighbor(out, None, nb.source, nb.link_id, nb.note)
+                return
+            # how the next switch is reached: from this hop's out port, over nb's link
+            x, vci, via = nxt[0], hop.out_vci, Neighbor(out, None, nb.source, nb.link_id, nb.note)
+
+    def _backward(self, trace: Trace, x: XcInfo, in_vci: int | None, seen: set) -> None:
+        """Prepend hops before cross-connect x (already the first hop) back to the origin."""
+        while True:
+            inp = self.ports[x.in_port_id]
+            nbrs = self.neighbors_of(inp)
+            hosts = [n for n in nbrs if n.host]
+            what = f"{x.in_vpi}/{in_vci}" if in_vci is not None else f"VP {x.in_vpi}"
+            sw = self.switches[x.switch_id]
+            if hosts:
+                trace.start_host, trace.start_via, trace.start_kind = hosts[0].host, hosts[0], "host"
+                return
+            if inp.is_control:
+                trace.start_stop, trace.start_kind = f"starts on {sw.name} itself (control port {inp.name})", "switch"
+                trace.start_short, trace.start_switch = f"{sw.name} (control)", sw
+                return
+            far = [n for n in nbrs if n.port]
+            if not far:
+                hint = self.switch_hint(inp)
+                trace.start_stop = (f"enters {sw.name} on {inp.name} as {what}; the inventory does not say what "
+                                    f"{inp.name} connects to" + (f" ({hint})" if hint else ""))
+                trace.start_short, trace.start_kind = f"? → {sw.name} {inp.name}", "open"
+                return
+            nb = far[0]
+            trace.hops[0].via = nb
+            prev = self._xc_leaving(nb.port.id, x.in_vpi, in_vci)
+            if not prev:
+                psw = self.switches[nb.port.switch_id]
+                ep = (self.vc_ep.get((nb.port.id, x.in_vpi, in_vci)) if in_vci is not None
+                      else self.vp_ep.get((nb.port.id, x.in_vpi)))
+                if ep is not None:      # sent by the previous switch itself (signalling, management)
+                    trace.start_kind, trace.start_switch = "switch", psw
+                    trace.start_stop = f"starts on {psw.name} at {nb.port.name} {what} (an endpoint of the switch itself)"
+                    trace.start_short = f"{psw.name} {nb.port.name} (originates)"
+                else:
+                    trace.start_kind = "stop"
+                    trace.start_stop = (f"comes from {psw.name} {nb.port.name} as {what}, but no cross-connect "
+                                        f"of {psw.name} sends it there")
+                    trace.start_short = f"? from {psw.name} {nb.port.name}"
+                return
+            p = prev[0]
+            p_in_vci = p.in_vci if p.kind == "vc" else in_vci
+            if (p.id, p_in_vci) in seen:
+                trace.start_stop = f"loops back to {self.switches[p.switch_id].name}"
+                trace.start_short, trace.start_kind = "loop", "loop"
+                return
+            seen.add((p.id, p_in_vci))
+            trace.hops.insert(0, self.make_hop(p, p_in_vci, None))
+            x, in_vci = p, p_in_vci
+
+    def trace_xc(self, x: XcInfo, vci: int | None = None) -> Trace:
+        """The whole connection through cross-connect x: back to where it comes from, on to where it goes."""
+        trace = Trace(hops=[])
+        seen: set = set()
+        self._forward(trace, x, vci if x.kind == "vp" else x.in_vci, None, seen)
+        self._backward(trace, x, trace.hops[0].in_vci, seen)
+        return trace
+
+    def trace_endpoint(self, port: PortInfo, vpi: int, vci: int | None) -> Trace | None:
+        """The connection of the cells entering `port` with vpi/vci (None if nothing is cross-connected there,
+        then `why_not` says why)."""
+        xs = self._xc_entering(port.id, vpi, vci)
+        return self.trace_xc(xs[0], vci) if xs else None
+
+    def why_not(self, port: PortInfo, vpi: int, vci: int | None) -> str:
+        return self._why_no_xc(port, vpi, vci)
+
+    def traces_from_host(self, host: HostInfo) -> list[Trace]:
+        out = []
+        for port, nb in self.attachments_of(host):
+            for x in self.xc_by_in_port.get(port.id, []):
+                t = self.trace_xc(x)
+                if t.start_host is None:
+                    t.start_host, t.start_via, t.start_kind = host, nb, "host"
+                out.append(t)
+        return out
+
+    def traces_into_host(self, host: HostInfo) -> list[Trace]:
+        out = []
+        for port, nb in self.attachments_of(host):
+            for x in self.xc_by_out_port.get(port.id, []):
+                out.append(self.trace_xc(x))
+        return out
+
+    def traces_of_switch(self, switch_id: int) -> list[tuple[XcInfo, Trace]]:
+        """Every cross-connect of a switch with the end-to-end connection it is part of."""
+        return [(x, self.trace_xc(x)) for x in self.xcs if x.switch_id == switch_id]
+
+    def connection(self, src: HostInfo, dst: HostInfo) -> Connection:
+        from_src = self.traces_from_host(src)
+        from_dst = self.traces_from_host(dst)
+        forward = [t for t in from_src if t.end_host and t.end_host.id == dst.id]
+        reverse = [t for t in from_dst if t.end_host and t.end_host.id == src.id]
+        rank = {"up": 0, "down": 1, "broken": 2}
+        forward.sort(key=lambda t: (rank[t.status], len(t.hops)))
+        reverse.sort(key=lambda t: (rank[t.status], len(t.hops)))
+        # where it breaks first (the question was about a path that may not exist), longest first
+        from_src.sort(key=lambda t: (t.complete, -len(t.hops), t.first.in_vpi if t.first else 0))
+        return Connection(src, dst, forward, reverse, self.attachments_of(src), self.attachments_of(dst),
+                          from_src, self.traces_into_host(dst))
+
+    # -- lookups for the views -------------------------------------------------------------
+
+    def find_host(self, text: str) -> HostInfo | None:
+        """A host by name or address; a unique prefix of a name ("mauchly") also answers."""
+        t = text.strip().lower()
+        if not t:
+            return None
+        for h in self.hosts.values():
+            if h.name.lower() == t or (h.address and h.address.lower() == t):
+                return h
+        hits = [h for h in self.hosts.values() if h.name.lower().startswith(t + ".") or h.name.lower().startswith(t)]
+        return hits[0] if len(hits) == 1 else None

@@ -1,0 +1,512 @@
+"""What the status pages read, in a fixed number of queries per page (never one per row).
+
+Everything is answered from what the collector already stored:
+* current rates: the latest `traffic_sample` row of each switch (one LATERAL query for all of
+  them), each series read at its position in the row's layout; rate = delta / interval;
+* counter values ("cells in/out"): the raw readings of that same row (Counter64 values come
+  back from two's complement);
+* totals since the archive began: the rollup tiers up to their watermarks (1 d, then 1 h,
+  15 min, 1 min for the stretch each finer tier adds), then the raw deltas after the last
+  watermark, counted as collector/rollup.py counts them (not NULL, not OVER_CAPACITY,
+  interval > 0, in the bucket of the sample's time); when no rollup has run yet, all raw
+  deltas are summed, within a time budget;
+* host history: `status_host_check` bucketed with time_bucket in one query.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import OperationalError, connection, transaction
+from django.utils import timezone
+
+from webapp.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
+from webapp.status import pathtrace as pt
+from webapp.traffic.models import Series
+
+OVER_CAPACITY = 8            # collector.counters.Flag.OVER_CAPACITY (stored bits never change)
+CELL_BITS = 424              # 53 octets on the wire per ATM cell
+ROLLUP_TIERS = ("1d", "1h", "15m", "1m")
+FLAG_NAMES = {1: "wrap", 2: "reboot", 4: "counter reset", 8: "over capacity", 16: "not answered",
+              32: "first reading", 64: "gap", 128: "ambiguous", 256: "clock step"}
+
+
+def flag_text(flags: int) -> str:
+    return ", ".join(name for bit, name in FLAG_NAMES.items() if flags & bit)
+
+
+def u64(value: int | None) -> int | None:
+    return value + (1 << 64) if value is not None and value < 0 else value
+
+
+# --------------------------------------------------------------------------- latest samples
+
+
+@dataclass
+class Latest:
+    """The latest stored poll of one switch, indexed by series id."""
+    switch_id: int
+    time: datetime
+    interval_ms: int | None
+    uptime_cs: int | None
+    values: dict[int, tuple[int | None, int | None, int]]     # series id -> (raw, delta, flags)
+
+    def rate(self, series_id: int | None) -> tuple[float | None, int]:
+        """(units per second, flags) of a series at this poll; None when withheld or absent."""
+        if series_id is None or series_id not in self.values:
+            return None, 0
+        _, delta, flags = self.values[series_id]
+        if delta is None or not self.interval_ms:
+            return None, flags
+        return delta / (self.interval_ms / 1000), flags
+
+    def raw(self, series_id: int | None) -> int | None:
+        if series_id is None or series_id not in self.values:
+            return None
+        return u64(self.values[series_id][0])
+
+
+_LATEST_SQL = """
+SELECT sw.id, s.time, s.interval_ms, s.uptime_cs, s.raw, s.delta, s.flags, l.series_ids
+FROM unnest(%s::int[]) AS sw(id)
+CROSS JOIN LATERAL (
+    SELECT t.time, t.interval_ms, t.uptime_cs, t.raw, t.delta, t.flags, t.layout_id
+    FROM traffic_sample t
+    WHERE t.switch_id = sw.id {bound}
+    ORDER BY t.time DESC LIMIT 1
+) s
+JOIN traffic_layout l ON l.id = s.layout_id
+"""
+
+
+def latest_samples(switch_ids) -> dict[int, Latest]:
+    """The latest sample row of each switch: one query (a second one only for switches that have
+    not stored a poll in the last two days)."""
+    ids = sorted(set(switch_ids))
+    if not ids:
+        return {}
+    out: dict[int, Latest] = {}
+    with connection.cursor() as cur:
+        cur.execute(_LATEST_SQL.format(bound="AND t.time > now() - interval '2 days'"), [ids])
+        rows = cur.fetchall()
+        missing = set(ids) - {r[0] for r in rows}
+        if missing:
+            cur.execute(_LATEST_SQL.format(bound=""), [sorted(missing)])
+            rows += cur.fetchall()
+    for sid, time, interval_ms, uptime_cs, raw, delta, flags, series_ids in rows:
+        out[sid] = Latest(sid, time, interval_ms, uptime_cs,
+                          {s: (r, d, f) for s, r, d, f in zip(series_ids, raw, delta, flags)})
+    return out
+
+
+def archive_starts(switch_ids) -> dict[int, datetime]:
+    """The time of the first stored poll of each switch (one query)."""
+    ids = sorted(set(switch_ids))
+    if not ids:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute("""
+            SELECT sw.id, s.time FROM unnest(%s::int[]) AS sw(id)
+            CROSS JOIN LATERAL (SELECT t.time FROM traffic_sample t WHERE t.switch_id = sw.id
+                                ORDER BY t.time ASC LIMIT 1) s""", [ids])
+        return dict(cur.fetchall())
+
+
+# --------------------------------------------------------------------------- totals
+
+
+TOTALS_BUDGET_MS = 300      # the raw tail is summed only if it takes less (the page must answer in a second)
+
+
+@dataclass
+class Totals:
+    """Sums of deltas per series since the archive began, or why they are not available."""
+    by_series: dict[int, int]
+    available: bool = True
+    through: dict[str, datetime] = field(default_factory=dict)     # rollup tier -> done_until used
+    raw_from: datetime | None = None                               # raw polls summed from here on
+    why: str = ""
+
+    def get(self, sid, default=None):
+        return self.by_series.get(sid, default)
+
+    def __contains__(self, sid) -> bool:
+        return sid in self.by_series
+
+    def __getitem__(self, sid) -> int:
+        return self.by_series[sid]
+
+
+def totals(switch_ids, series_ids) -> Totals:
+    """Sum of the deltas of each series since the archive began, in three queries: the rollup
+    tiers up to their watermarks (coarsest first, each finer tier adding the stretch after the
+    previous one), then the raw polls after the last watermark. The statement is bounded by
+    TOTALS_BUDGET_MS: when the rollups are far behind (or have never run) and the raw tail is
+    too long to sum in time, the totals are reported unavailable rather than slowing the page."""
+    sids = sorted(set(series_ids))
+    swids = sorted(set(switch_ids))
+    if not sids or not swids:
+        return Totals({})
+    parts, params = [], []
+    with connection.cursor() as cur:
+        cur.execute("SELECT current_setting('statement_timeout'), "
+                    "(SELECT coalesce(json_object_agg(tier, done_until), '{}'::json) FROM traffic_rollup_watermark)")
+        old_timeout, marks_json = cur.fetchone()
+        if isinstance(marks_json, str):
+            marks_json = json.loads(marks_json)
+        marks = {k: datetime.fromisoformat(v) for k, v in (marks_json or {}).items()}
+        lower = None
+        used = {}
+        for tier in ROLLUP_TIERS:
+            upper = marks.get(tier)
+            if upper is None or (lower is not None and upper <= lower):
+                continue
+            cond = "bucket < %s" + ("" if lower is None else " AND bucket >= %s")
+            parts.append(f"SELECT series_id, sum(sum_delta)::numeric FROM traffic_rollup_{tier} "
+                         f"WHERE series_id = ANY(%s) AND {cond} GROUP BY 1")
+            params += [sids, upper] + ([] if lower is None else [lower])
+            used[tier] = upper
+            lower = upper
+        tail = ("SELECT u.sid, sum(u.d)::numeric FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id "
+                "CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f) "
+                "WHERE s.switch_id = ANY(%s) AND u.sid = ANY(%s) AND u.d IS NOT NULL AND (u.f & %s) = 0 "
+                "AND s.interval_ms > 0")
+        params_tail = [swids, sids, OVER_CAPACITY]
+        if lower is not None:
+            tail += " AND s.time >= %s"
+            params_tail.append(lower)
+        parts.append(tail + " GROUP BY 1")
+        out: dict[int, int] = defaultdict(int)
+        nested = connection.in_atomic_block     # a savepoint: the local setting outlives it, restore it
+        try:
+            with transaction.atomic():
+                cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(TOTALS_BUDGET_MS)])
+                cur.execute(" UNION ALL ".join(parts), params + params_tail)
+                rows = cur.fetchall()
+                if nested:
+                    cur.execute("SELECT set_config('statement_timeout', %s, true)", [old_timeout])
+        except OperationalError as exc:
+            if "statement timeout" not in str(exc) and "canceling statement" not in str(exc):
+                raise
+            why = ("the rollups have not run yet" if not used else
+                   f"the rollups are behind (done until {min(used.values()):%Y-%m-%d %H:%M} UTC)")
+            return Totals({}, False, used, lower, f"{why}, and summing the raw polls since then takes too long")
+        for sid, total in rows:
+            out[sid] += int(total or 0)
+    return Totals(dict(out), True, used, lower)
+
+
+# --------------------------------------------------------------------------- series catalogue
+
+
+@dataclass
+class SeriesIndex:
+    """Counter series of some switches, by the entity they count."""
+    port: dict[tuple[int, str, str], int] = field(default_factory=dict)        # (port, metric, dir) -> sid
+    vp: dict[tuple[int, str, str], int] = field(default_factory=dict)          # (vp id, metric, dir)
+    vc: dict[tuple[int, str, str], int] = field(default_factory=dict)          # (vc id, metric, dir)
+    vp_by_port: dict[tuple[int, str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
+    switch_of: dict[int, int] = field(default_factory=dict)
+
+
+def series_index(switch_ids) -> SeriesIndex:
+    idx = SeriesIndex()
+    rows = Series.objects.filter(switch_id__in=list(switch_ids), kind="counter", gone_at__isnull=True).values_list(
+        "id", "switch_id", "port_id", "vp_id", "vc_id", "metric", "direction")
+    for sid, swid, port_id, vp_id, vc_id, metric, direction in rows:
+        idx.switch_of[sid] = swid
+        if vc_id:
+            idx.vc[(vc_id, metric, direction)] = sid
+        elif vp_id:
+            idx.vp[(vp_id, metric, direction)] = sid
+            if port_id:
+                idx.vp_by_port[(port_id, metric, direction)].append(sid)
+        elif port_id:
+            idx.port[(port_id, metric, direction)] = sid
+    return idx
+
+
+# --------------------------------------------------------------------------- peaks
+
+
+def peak_concurrent(intervals) -> int:
+    """Most intervals [start, end) open at one time (end None = still open)."""
+    events = []
+    for start, end in intervals:
+        if start is None:
+            continue
+        events.append((start, 1))
+        if end is not None:
+            events.append((end, -1))
+    events.sort(key=lambda e: (e[0], e[1]))
+    cur = best = 0
+    for _, step in events:
+        cur += step
+        best = max(best, cur)
+    return best
+
+
+# --------------------------------------------------------------------------- network (path tracing)
+
+
+@dataclass
+class NetworkData:
+    net: pt.Network
+    latest: dict[int, Latest]
+    switches: dict[int, Switch]
+    idx: SeriesIndex | None = None
+
+
+def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool = False) -> NetworkData:
+    """The whole inventory as a pathtrace.Network, with the latest cell rate of every VC and VP
+    endpoint: 9 queries whatever the size of the network (4 for the topology alone: switches,
+    ports, hosts and links, enough for what each port connects to)."""
+    switches = {s.id: s for s in Switch.objects.only(
+        "id", "name", "address", "sys_name", "poll_interval_s", "switch_type", "detected_profile", "profile")}
+    sw_info = [pt.SwitchInfo(s.id, s.name, s.address, s.sys_name) for s in switches.values()]
+    ports = [pt.PortInfo(*row) for row in Port.objects.present().values_list(
+        "id", "switch_id", "name", "key", "label", "port_type", "oper_status", "admin_status",
+        "neighbor_address", "neighbor_ifname", "description", "is_atm")]
+    hosts = [pt.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
+    links = [pt.LinkInfo(*row) for row in Link.objects.values_list(
+        "id", "a_port_id", "b_port_id", "b_host_id", "source", "note")]
+    if topology_only:
+        return NetworkData(pt.Network(sw_info, ports, hosts, links, []), {}, switches)
+    xcs = [pt.XcInfo(*row) for row in CrossConnect.objects.values_list(
+        "id", "switch_id", "kind", "in_port_id", "in_vpi", "in_vci", "out_port_id", "out_vpi", "out_vci",
+        "name", "status", "up_since", "gone_at")]
+    vc_rows = list(VirtualChannel.objects.present().values_list(
+        "id", "port_id", "vpi", "vci", "status", "alloc_bw", "up_since", "service_category"))
+    vp_rows = list(VirtualPath.objects.present().values_list("id", "port_id", "vpi", "status", "alloc_bw", "up_since"))
+    channels = [pt.EndpointInfo(*row) for row in vc_rows]
+    paths = [pt.EndpointInfo(i, p, vpi, None, st, bw, up) for i, p, vpi, st, bw, up in vp_rows]
+    rate_map: dict = {}
+    latest: dict[int, Latest] = {}
+    idx = None
+    if rates:
+        ids = list(switches) if rate_switch_ids is None else list(rate_switch_ids)
+        latest = latest_samples(ids)
+        idx = series_index(ids)
+        for ep_id, port_id, vpi, vci, *_ in vc_rows:
+            for side in ("in", "out"):
+                sid = idx.vc.get((ep_id, "cells", side))
+                r = _rate(latest, idx, sid, side)
+                if r:
+                    rate_map[(side, port_id, vpi, vci)] = r
+        for ep_id, port_id, vpi, *_ in vp_rows:
+            for side in ("in", "out"):
+                sid = idx.vp.get((ep_id, "cells", side))
+                r = _rate(latest, idx, sid, side)
+                if r:
+                    rate_map[(side, port_id, vpi, None)] = r
+    net = pt.Network(sw_info, ports, hosts, links, xcs, channels, paths, rate_map)
+    return NetworkData(net, latest, switches, idx)
+
+
+def _rate(latest: dict[int, Latest], idx: SeriesIndex, sid: int | None, side: str) -> pt.Rate | None:
+    if sid is None:
+        return None
+    row = latest.get(idx.switch_of.get(sid))
+    if row is None or sid not in row.values:
+        return None
+    value, flags = row.rate(sid)
+    return pt.Rate(value, row.time, flags, row.raw(sid), side)
+
+
+# --------------------------------------------------------------------------- ports (tables 2b / 2c)
+
+
+@dataclass
+class PortRow:
+    port: Port
+    neighbors: list = field(default_factory=list)
+    vps_now: int = 0
+    vps_peak: int = 0
+    vcs_now: int = 0
+    vcs_peak: int = 0
+    kbps_in: float | None = None
+    kbps_out: float | None = None
+    flags_in: int = 0
+    flags_out: int = 0
+    count_in: int | None = None
+    count_out: int | None = None
+    count_unit: str = "cells"
+    count_derived: bool = False
+    mb_in: float | None = None
+    mb_out: float | None = None
+    state_seconds: float | None = None
+    alloc_in: float | None = None      # Mb/s
+    alloc_out: float | None = None
+    max_in: float | None = None
+    max_out: float | None = None
+    measured: bool = False
+
+    @property
+    def free_in(self) -> float | None:
+        return None if self.max_in is None or self.alloc_in is None else max(0.0, self.max_in - self.alloc_in)
+
+    @property
+    def free_out(self) -> float | None:
+        return None if self.max_out is None or self.alloc_out is None else max(0.0, self.max_out - self.alloc_out)
+
+    @property
+    def flag_text_in(self) -> str:
+        return flag_text(self.flags_in)
+
+    @property
+    def flag_text_out(self) -> str:
+        return flag_text(self.flags_out)
+
+
+def cells_mbps(cells: int | float | None) -> float | None:
+    return None if cells is None else cells * CELL_BITS / 1e6
+
+
+def port_sort_key(port) -> tuple:
+    return (0, int(port.key), port.name) if str(port.key).isdigit() else (1, 0, port.name)
+
+
+@dataclass
+class PortTable:
+    rows: list[PortRow]
+    latest: Latest | None
+    archive_start: datetime | None
+    atm: bool
+    totals: Totals | None = None
+
+
+def port_table(switch: Switch, net: pt.Network | None = None, include_gone: bool = False,
+               port_ids=None, data: NetworkData | None = None) -> PortTable:
+    """Tables 2b/2c for one switch (8 queries + what `net` cost; 6 when `data` already holds the
+    switch's latest poll and series)."""
+    now = timezone.now()
+    qs = Port.objects.filter(switch=switch)
+    if not include_gone:
+        qs = qs.filter(gone_at__isnull=True)
+    if port_ids is not None:
+        qs = qs.filter(id__in=list(port_ids))
+    ports = sorted(qs, key=port_sort_key)
+    for p in ports:
+        p.switch = switch   # no query per row for str(port)
+    vp_life = defaultdict(list)
+    vc_life = defaultdict(list)
+    for port_id, first, gone in VirtualPath.objects.filter(switch=switch).values_list("port_id", "first_seen", "gone_at"):
+        vp_life[port_id].append((first, gone))
+    for port_id, first, gone in VirtualChannel.objects.filter(switch=switch).values_list("port_id", "first_seen", "gone_at"):
+        vc_life[port_id].append((first, gone))
+    if data is not None and data.idx is not None and switch.id in set(data.idx.switch_of.values()) | set(data.latest):
+        idx, latest = data.idx, data.latest.get(switch.id)
+    else:
+        idx = series_index([switch.id])
+        latest = latest_samples([switch.id]).get(switch.id)
+    wanted = set(idx.port.values()) | {s for lst in idx.vp_by_port.values() for s in lst}
+    tot = totals([switch.id], wanted)
+    start = archive_starts([switch.id]).get(switch.id)
+    rows = []
+    for p in ports:
+        r = PortRow(p)
+        if net is not None:
+            r.neighbors = net.neighbors.get(p.id, [])
+        r.vps_now = sum(1 for _, g in vp_life[p.id] if g is None)
+        r.vps_peak = peak_concurrent(vp_life[p.id])
+        r.vcs_now = sum(1 for _, g in vc_life[p.id] if g is None)
+        r.vcs_peak = peak_concurrent(vc_life[p.id])
+        if p.status_since:
+            r.state_seconds = max(0.0, (now - p.status_since).total_seconds())
+        r.alloc_in, r.alloc_out = cells_mbps(p.alloc_bw_in), cells_mbps(p.alloc_bw_out)
+        r.max_in = cells_mbps(p.max_bw_in) if p.max_bw_in is not None else (
+            cells_mbps(p.capacity_cells) if p.is_atm and p.capacity_cells else (p.speed_bps / 1e6 if p.speed_bps else None))
+        r.max_out = cells_mbps(p.max_bw_out) if p.max_bw_out is not None else r.max_in
+        _port_traffic(r, p, idx, latest, tot)
+        rows.append(r)
+    return PortTable(rows, latest, start, any(p.is_atm for p in ports), tot)
+
+
+def _port_traffic(r: PortRow, p: Port, idx: SeriesIndex, latest: Latest | None, tot: Totals) -> None:
+    for direction in ("in", "out"):
+        cells = idx.port.get((p.id, "cells", direction))
+        octets = idx.port.get((p.id, "octets", direction))
+        vp_cells = idx.vp_by_port.get((p.id, "cells", direction), [])
+        kbps = count = mb = None
+        flags = 0
+        derived = False
+        unit = "cells" if p.is_atm else "octets"
+        if latest is not None:
+            if octets is not None and latest.values.get(octets) is not None:
+                rate, flags = latest.rate(octets)
+                kbps = None if rate is None else rate * 8 / 1000
+            elif cells is not None:
+                rate, flags = latest.rate(cells)
+                kbps = None if rate is None else rate * CELL_BITS / 1000
+            elif vp_cells:
+                rates = [latest.rate(s) for s in vp_cells]
+                if all(v is not None for v, _ in rates):
+                    kbps = sum(v for v, _ in rates) * CELL_BITS / 1000
+                for _, f in rates:
+                    flags |= f
+            if p.is_atm:
+                if cells is not None:
+                    count = latest.raw(cells)
+                elif vp_cells and all(latest.raw(s) is not None for s in vp_cells):
+                    count, derived = sum(latest.raw(s) for s in vp_cells), True
+                elif octets is not None and latest.raw(octets) is not None:
+                    count, derived = latest.raw(octets) // 53, True
+            elif octets is not None:
+                count = latest.raw(octets)
+        if cells is not None and cells in tot:
+            mb = tot[cells] * CELL_BITS / 1e6
+        elif octets is not None and octets in tot:
+            mb = tot[octets] * 8 / 1e6
+        elif vp_cells and any(s in tot for s in vp_cells):
+            mb = sum(tot.get(s, 0) for s in vp_cells) * CELL_BITS / 1e6
+        if direction == "in":
+            r.kbps_in, r.flags_in, r.count_in, r.mb_in = kbps, flags, count, mb
+        else:
+            r.kbps_out, r.flags_out, r.count_out, r.mb_out = kbps, flags, count, mb
+        r.count_unit = unit
+        r.count_derived = r.count_derived or derived
+        r.measured = r.measured or kbps is not None or count is not None
+
+
+# --------------------------------------------------------------------------- host history
+
+
+@dataclass
+class HistoryBucket:
+    start: datetime
+    checks: int = 0
+    ok: int = 0
+    rtt_avg: float | None = None
+    rtt_max: float | None = None
+
+    @property
+    def state(self) -> str:
+        if not self.checks:
+            return "none"
+        if self.ok == self.checks:
+            return "up"
+        return "down" if self.ok == 0 else "mixed"
+
+
+def host_history(host_ids, hours: int = 24, buckets: int = 48) -> tuple[dict[int, list[HistoryBucket]], datetime, int]:
+    """Reachability and delay of hosts over the last `hours`, in `buckets` equal buckets (one query)."""
+    now = timezone.now()
+    width = max(60, int(hours * 3600 / buckets))
+    # Align the buckets on multiples of the width since the epoch, so reloads keep them stable.
+    end_epoch = (int(now.timestamp()) // width + 1) * width
+    start = datetime.fromtimestamp(end_epoch - width * buckets, tz=now.tzinfo)
+    out = {hid: [HistoryBucket(start + timedelta(seconds=width * i)) for i in range(buckets)] for hid in host_ids}
+    if not host_ids:
+        return out, start, width
+    with connection.cursor() as cur:
+        cur.execute("""
+            SELECT host_id, floor((extract(epoch FROM time) - %s) / %s)::int AS b, count(*),
+                   count(*) FILTER (WHERE reachable), avg(rtt_ms), max(rtt_ms)
+            FROM status_host_check WHERE host_id = ANY(%s) AND time >= %s
+            GROUP BY 1, 2""", [start.timestamp(), width, list(host_ids), start])
+        for hid, b, n, ok, avg, mx in cur.fetchall():
+            if 0 <= b < buckets and hid in out:
+                out[hid][b] = HistoryBucket(out[hid][b].start, n, ok, avg, mx)
+    return out, start, width

@@ -24,7 +24,9 @@ FORE_MODELS = {
 ATM_CELL_RATES = {155_520_000: 353_207, 622_080_000: 1_412_830, 44_736_000: 96_000, 34_368_000: 80_000}
 FORE_STATUS = {1: "up", 2: "down", 3: "up"}
 IF_STATUS = {1: "up", 2: "down", 3: "testing", 4: "unknown", 5: "dormant", 6: "notPresent", 7: "lowerLayerDown"}
-FORE_SERVICE = {1: "CBR", 2: "VBR", 3: "UBR", 4: "ABR", 5: "rtVBR", 6: "nrtVBR"}
+# chanServCat: the order of ATM Forum TM 4.0 categories without ATM-TC-MIB's other(1). An
+# assumption (no Fore-Switch-MIB text at hand), shared with simnet; check against a real agent.
+FORE_SERVICE = {1: "CBR", 2: "rtVBR", 3: "nrtVBR", 4: "ABR", 5: "UBR"}
 AAL_TYPES = {1: "aal1", 2: "aal34", 3: "aal5", 4: "other", 5: "unknown", 6: "aal2"}
 
 

@@ -11,12 +11,13 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from collector import spool, writer
 from collector.counters import CounterSpec, i64_to_u64
-from collector.poll import PollResult, PreviousRow, SeriesKey, SeriesSlot, build_row
+from collector.poll import PollResult, PreviousRow, RowPlan, SeriesKey, SeriesSlot, build_row
 from collector.profiles import Counter, get_profile
 from webapp.inventory.models import Port, Switch, VirtualChannel, VirtualPath
 from webapp.traffic.models import Layout, Series
@@ -26,27 +27,51 @@ DB_DOWN = (OperationalError, InterfaceError)
 CATALOG_TTL_S = 60.0   # discovery may change capacities or link entities; re-read at most this stale
 
 
+@dataclass(slots=True)
+class _SeriesRec:
+    """What ingest needs of a Series row (read with values_list: no model instances)."""
+    id: int
+    kind: str
+    width: int
+    capacity_per_s: int | None
+
+
 @dataclass
 class _Catalog:
     loaded_at: float
-    by_key: dict[SeriesKey, Series]
+    by_key: dict[SeriesKey, _SeriesRec]
     layouts: dict[str, int]            # digest -> layout id
     layout_ids: dict[int, list[int]]   # layout id -> series ids
+    # The layout of the last poll, precomputed (poll.RowPlan), with the widths its readings had:
+    # the next poll with the same keys in the same order and the same widths reuses it.
+    plan: RowPlan | None = None
+    plan_widths: list[int] | None = None
+    signature: tuple = ()              # the Series rows as read: an unchanged reload keeps the plan
 
 
 _catalogs: dict[int, _Catalog] = {}
+# The last row this process wrote per switch: (stored time, row as PreviousRow). previous_row()
+# uses it only after the database confirms that it is still the latest row before the poll.
+_last_rows: dict[int, tuple[datetime, PreviousRow]] = {}
 
 
 def forget(switch_id: int) -> None:
     """Drop the cached catalog (after discovery, or in tests)."""
     _catalogs.pop(switch_id, None)
+    _last_rows.pop(switch_id, None)
 
 
 def _catalog(switch_id: int) -> _Catalog:
     cat = _catalogs.get(switch_id)
     if cat is None or time.monotonic() - cat.loaded_at > CATALOG_TTL_S:
-        series = Series.objects.filter(switch_id=switch_id)
-        cat = _Catalog(time.monotonic(), {(s.object_name, s.index): s for s in series}, {}, {})
+        rows = list(Series.objects.filter(switch_id=switch_id).order_by().values_list(
+            "id", "object_name", "index", "kind", "width", "capacity_per_s"))
+        signature = tuple(sorted(rows))
+        if cat is not None and cat.signature == signature:
+            cat.loaded_at = time.monotonic()       # nothing changed: keep the layouts and the plan
+        else:
+            cat = _Catalog(time.monotonic(), {(o, i): _SeriesRec(sid, k, w, c) for sid, o, i, k, w, c in rows},
+                           {}, {}, signature=signature)
         _catalogs[switch_id] = cat
     return cat
 
@@ -68,16 +93,44 @@ def capacity(port: Port | None, unit: str) -> int | None:
     return max(1, port.speed_bps // (8 * 64))
 
 
-def _entities(switch: Switch, entity: str, index: str) -> tuple[Port | None, VirtualPath | None, VirtualChannel | None]:
+class _Entities:
+    """The switch's ports, VPs and VCs, read once for a batch of new series (not once per series:
+    the first poll of a 1,000-port switch creates thousands)."""
+
+    def __init__(self, switch: Switch):
+        self.switch = switch
+        self.ports: dict[str, Port] = {}
+        for p in Port.objects.filter(switch=switch).order_by("pk"):
+            self.ports.setdefault(p.key, p)          # as .first(): the lowest pk
+        self._vps: dict[tuple[int, int], VirtualPath] | None = None
+        self._vcs: dict[tuple[int, int, int], VirtualChannel] | None = None
+
+    def vp(self, port: Port, vpi: int) -> VirtualPath | None:
+        if self._vps is None:
+            self._vps = {}
+            for v in VirtualPath.objects.filter(port__switch=self.switch).order_by("pk"):
+                self._vps.setdefault((v.port_id, v.vpi), v)
+        return self._vps.get((port.pk, vpi))
+
+    def vc(self, port: Port, vpi: int, vci: int) -> VirtualChannel | None:
+        if self._vcs is None:
+            self._vcs = {}
+            for v in VirtualChannel.objects.filter(port__switch=self.switch).order_by("pk"):
+                self._vcs.setdefault((v.port_id, v.vpi, v.vci), v)
+        return self._vcs.get((port.pk, vpi, vci))
+
+
+def _entities(switch: Switch, entity: str, index: str, known: _Entities | None = None
+              ) -> tuple[Port | None, VirtualPath | None, VirtualChannel | None]:
+    known = known or _Entities(switch)
     parts = index.split(".")
-    port = Port.objects.filter(switch=switch, key=parts[0]).first()
+    port = known.ports.get(parts[0])
     if port is None or entity == "port":
         return port, None, None
     vpi = int(parts[1])
     if entity == "vp":
-        return port, VirtualPath.objects.filter(port=port, vpi=vpi).first(), None
-    vc = VirtualChannel.objects.filter(port=port, vpi=vpi, vci=int(parts[2])).first()
-    return port, None, vc
+        return port, known.vp(port, vpi), None
+    return port, None, known.vc(port, vpi, int(parts[2]))
 
 
 def _counter_of(profile_name: str, object_name: str) -> Counter | None:
@@ -90,15 +143,16 @@ def _counter_of(profile_name: str, object_name: str) -> Counter | None:
 def _create_series(switch: Switch, profile_name: str, result: PollResult, keys: list[SeriesKey]) -> None:
     """Series the poll saw first: attach them to the port/VP/VC discovery knows, if any yet."""
     new = []
+    known = _Entities(switch)
     for key in keys:
         object_name, index = key
         counter = _counter_of(profile_name, object_name)
         if counter is None:   # a discontinuity-time column or scalar
-            port = Port.objects.filter(switch=switch, key=index).first() if index != "0" else None
+            port = known.ports.get(index) if index != "0" else None
             new.append(Series(switch=switch, object_name=object_name, index=index, kind="discontinuity",
                               port=port, metric="discontinuity", unit="ticks", width=32))
             continue
-        port, vp, vc = _entities(switch, counter.entity, index)
+        port, vp, vc = _entities(switch, counter.entity, index, known)
         new.append(Series(
             switch=switch, object_name=object_name, index=index, kind="counter", port=port, vp=vp, vc=vc,
             direction=counter.direction, metric=counter.metric, unit=counter.unit,
@@ -113,6 +167,22 @@ def _reset_key(profile_name: str, key: SeriesKey) -> SeriesKey | None:
     if profile.row_discontinuity:
         return (profile.row_discontinuity, key[1].split(".")[0])
     return None
+
+
+def resolve_plan(switch: Switch, profile_name: str, result: PollResult) -> RowPlan:
+    """resolve_slots as a RowPlan; the last one is reused while the poll's keys, their order
+    and their widths are those it was made from (the usual case: one dict-free check)."""
+    cat = _catalog(switch.id)
+    plan = cat.plan
+    if plan is not None and plan.matches(result):
+        widths = [r.width for r in result.readings.values()]
+        if widths == cat.plan_widths:
+            return plan
+    layout_id, slots = resolve_slots(switch, profile_name, result)
+    cat = _catalog(switch.id)
+    cat.plan = RowPlan(layout_id, slots, tuple(result.readings), tuple(result.discontinuity))
+    cat.plan_widths = [r.width for r in result.readings.values()]
+    return cat.plan
 
 
 def resolve_slots(switch: Switch, profile_name: str, result: PollResult) -> tuple[int, list[SeriesSlot]]:
@@ -130,8 +200,9 @@ def resolve_slots(switch: Switch, profile_name: str, result: PollResult) -> tupl
         reading = result.readings.get(key)
         if s.kind == "counter" and reading is not None and reading.width != s.width:
             # The agent switched between a 64-bit column and its 32-bit fallback: a new epoch.
-            Series.objects.filter(pk=s.pk).update(width=reading.width)
+            Series.objects.filter(pk=s.id).update(width=reading.width)
             s.width = reading.width
+            cat.signature = ()
         spec = CounterSpec(s.width, s.capacity_per_s) if s.kind == "counter" else None
         reset_key = _reset_key(profile_name, key) if spec else None
         reset_id = cat.by_key[reset_key].id if reset_key in cat.by_key else None
@@ -146,39 +217,67 @@ def resolve_slots(switch: Switch, profile_name: str, result: PollResult) -> tupl
     return layout_id, slots
 
 
+def _unsigned(raw: list[int | None]) -> list[int | None]:
+    if None not in raw and (not raw or min(raw) >= 0):
+        return raw
+    return [None if v is None else i64_to_u64(v) for v in raw]
+
+
 def previous_row(switch_id: int, before: float) -> PreviousRow | None:
+    """The latest stored row of the switch older than `before`.
+
+    When it is the row this process wrote last (the database says which row it is: its time),
+    the copy kept in memory is used instead of reading and decoding its arrays again.
+    """
+    cached = _last_rows.get(switch_id)
     with connection.cursor() as cur:
+        if cached is not None:
+            cur.execute("SELECT time FROM traffic_sample WHERE switch_id = %s AND time < %s "
+                        "ORDER BY time DESC LIMIT 1", [switch_id, writer.to_datetime(before)])
+            row = cur.fetchone()
+            if row is None:
+                return None
+            if row[0] == cached[0]:
+                return cached[1]
         cur.execute(
-            "SELECT extract(epoch FROM s.time)::float8, s.uptime_cs, s.raw, l.series_ids "
+            "SELECT extract(epoch FROM s.time)::float8, s.uptime_cs, s.raw, l.series_ids, s.layout_id "
             "FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id "
             "WHERE s.switch_id = %s AND s.time < %s ORDER BY s.time DESC LIMIT 1",
             [switch_id, writer.to_datetime(before)])
         row = cur.fetchone()
     if row is None:
         return None
-    at, uptime_cs, raw, series_ids = row
-    values = {sid: (None if v is None else i64_to_u64(v)) for sid, v in zip(series_ids, raw)}
-    return PreviousRow(at, uptime_cs, values)
+    at, uptime_cs, raw, series_ids, layout_id = row
+    return PreviousRow(at, uptime_cs, None, layout_id, list(series_ids), _unsigned(list(raw)))
 
 
-def ingest(result: PollResult) -> int:
-    """Derive and write one poll; returns rows written (0 when it was already stored)."""
-    switch = Switch.objects.get(pk=result.switch_id)
+def ingest(result: PollResult, switch: Switch | None = None) -> int:
+    """Derive and write one poll; returns rows written (0 when it was already stored).
+
+    `switch`: the row as the caller just read it (runner.poll_once); read here when omitted.
+    """
+    if switch is None or switch.pk != result.switch_id:
+        switch = Switch.objects.get(pk=result.switch_id)
     profile_name = switch.effective_profile
-    layout_id, slots = resolve_slots(switch, profile_name, result)
+    plan = resolve_plan(switch, profile_name, result)
     prev = previous_row(switch.id, result.at)
-    row = build_row(result, layout_id, slots, prev, float(switch.poll_interval_s))
-    return writer.write_samples([row])
+    row = plan.build(result, prev, float(switch.poll_interval_s))
+    written = writer.write_samples([row])
+    if written:
+        stored = writer.to_datetime(result.at)
+        _last_rows[switch.id] = (stored, PreviousRow(stored.timestamp(), row.uptime_cs, None, row.layout_id,
+                                                     plan.series_ids, row.raw))
+    return written
 
 
-def ingest_or_spool(result: PollResult) -> str:
+def ingest_or_spool(result: PollResult, switch: Switch | None = None) -> str:
     """'written' | 'duplicate' | 'spooled'. A database outage spools instead of losing the poll."""
     try:
         if spool.pending(result.switch_id):
             spool.append(result)
             spool.drain(result.switch_id, ingest)
             return "written" if not spool.pending(result.switch_id) else "spooled"
-        return "written" if ingest(result) else "duplicate"
+        return "written" if ingest(result, switch) else "duplicate"
     except DB_DOWN as exc:
         log.warning("database unavailable, spooling poll of switch %s: %s", result.switch_id, exc.__class__.__name__)
         close_old_connections()

@@ -138,7 +138,7 @@ def poll_once(switch_id: int) -> PollOutcome:
         _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, 0)
         return outcome
     status = "partial" if result.missing_columns else "ok"
-    stored = ingest.ingest_or_spool(result)
+    stored = ingest.ingest_or_spool(result, switch)
     error = f"not answered: {', '.join(result.missing_columns)}" if result.missing_columns else ""
     outcome = PollOutcome(switch.name, status, stored, result, error)
     _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, len(result.readings))

@@ -740,6 +740,7 @@ class SnmpSession:
         width = MAX_WALK_COLUMNS
         budget = self.max_walk_varbinds
         total = 0
+        subids_get = codec._SUBIDS.get
         while active:
             batch = active[:width]
             n = len(batch)
@@ -781,7 +782,7 @@ class SnmpSession:
                         finished = True
                         break
                     suffix = name[plen:]
-                    index_ = tuple(suffix) if suffix.isascii() else codec.raw_subids(suffix)
+                    index_ = tuple(suffix) if suffix.isascii() else (subids_get(suffix) or codec.raw_subids(suffix))
                     if index_ <= last_index:
                         raise SnmpProtocolError(
                             f"{label} returned non-increasing OID "

@@ -129,18 +129,35 @@ _OID_RE = re.compile(
 _HIGH_OCTETS = bytes(range(0x80, 0x100))
 
 
+# Raw OIDs with octets >= 0x80 that passed _check_raw_oid: an agent answers the same names every
+# poll (ifIndex >= 128 makes every name of a big ifTable take the slow path), so each is checked
+# once per process. Only valid names enter; bounded.
+_VALID_OIDS: set[bytes] = set()
+_VALID_OIDS_MAX = 1 << 20
+
+
 def _check_raw_oid(raw: bytes) -> None:
     """Validate raw OID content containing octets >= 0x80 (the slow path)."""
+    if raw in _VALID_OIDS:
+        return
     if _OID_RE.fullmatch(raw) is None:
         raise CodecError("bad OID encoding")
     if len(raw.translate(None, _HIGH_OCTETS)) > MAX_OID_ARCS:
         raise CodecError("OID too long")
+    if len(_VALID_OIDS) < _VALID_OIDS_MAX:
+        _VALID_OIDS.add(raw)
+
+
+_SUBIDS: dict[bytes, tuple[int, ...]] = {}
 
 
 def raw_subids(raw: bytes) -> tuple[int, ...]:
     """Decode already validated raw content into its sub-identifiers (no first-arc split)."""
     if raw.isascii():
         return tuple(raw)
+    got = _SUBIDS.get(raw)
+    if got is not None:
+        return got
     out = []
     append = out.append
     v = 0
@@ -150,7 +167,10 @@ def raw_subids(raw: bytes) -> tuple[int, ...]:
             v = 0
         else:
             v = (v | (b & 0x7F)) << 7
-    return tuple(out)
+    got = tuple(out)
+    if len(_SUBIDS) < _VALID_OIDS_MAX:     # index suffixes of walked tables recur every poll
+        _SUBIDS[raw] = got
+    return got
 
 
 def raw_to_oid(raw: bytes) -> tuple[int, ...]:
@@ -290,6 +310,7 @@ def _varbinds(data: bytes, pos: int, end: int) -> list:
     append = out.append
     exc = _EXC
     from_bytes = int.from_bytes
+    valid = _VALID_OIDS
     while pos < end:
         if data[pos] != 0x30:
             raise CodecError("varbind SEQUENCE expected")
@@ -317,7 +338,7 @@ def _varbinds(data: bytes, pos: int, end: int) -> list:
         if name.isascii():
             if ln >= MAX_OID_ARCS:
                 raise CodecError("OID too long")
-        else:
+        elif name not in valid:
             _check_raw_oid(name)
         pos = oend
         # value

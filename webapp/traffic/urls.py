@@ -1,4 +1,15 @@
 from django.urls import path
 
+from webapp.traffic import views
+
 app_name = "traffic"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.page, name="plot"),
+    path("export.csv", views.export, name="export"),
+    path("port/<str:switch>/<str:port>/", views.for_port, name="for-port"),
+    path("api/data", views.data, name="data"),
+    path("api/series", views.series_list, name="series"),
+    path("api/inventory", views.inventory, name="inventory"),
+    path("api/inventory/<int:switch_id>", views.inventory_switch, name="inventory-switch"),
+    path("api/openapi.json", views.openapi_json, name="openapi"),
+]

@@ -1,0 +1,1 @@
+"""Cellar's benchmarks: `python -m benchmarks.run` (see benchmarks/run.py and docs/benchmarks.md)."""

@@ -1,0 +1,248 @@
+"""What can be plotted: series with the names an operator uses (switch, port, direction, VP, VC).
+
+SeriesInfo is a plain, immutable description of one counter series, read once per request;
+everything after the database read (units, plots, CSV) works from it without the ORM.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from django.db.models import Case, Q, QuerySet, Value, When
+
+from webapp.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from webapp.traffic.models import Series
+
+DIRECTION_WORD = {"in": "Receive", "out": "Transmit", "": ""}
+METRIC_WORD = {"cells": "cells", "octets": "octets", "ucast_pkts": "unicast packets", "discards": "discards",
+               "errors": "errors", "rejected_cells": "rejected cells", "lost_cells": "lost cells"}
+# The metric that is "the traffic" of an entity; others get their name appended to the label.
+PRIMARY = {True: "cells", False: "octets"}
+
+
+class UnknownSeries(LookupError):
+    def __init__(self, missing: list[int]):
+        self.missing = missing
+        super().__init__(f"unknown series id{'s' if len(missing) > 1 else ''}: {', '.join(map(str, missing))}")
+
+
+@dataclass(frozen=True)
+class SeriesInfo:
+    id: int
+    switch_id: int
+    switch: str
+    port: str
+    port_label: str
+    port_type: str
+    is_atm: bool
+    vpi: int | None
+    vci: int | None
+    direction: str
+    metric: str
+    unit: str                    # cells | octets | packets
+    width: int
+    capacity_per_s: int | None   # in `unit` per second
+    poll_interval_s: int
+    object_name: str
+    index: str
+    port_level: bool             # counts the whole port (not one VP or VC)
+    gone: bool
+
+    @property
+    def label(self) -> str:
+        """'asx200bx A1 Receive VP:0 VC:15' as the 1995 data-set picker named it."""
+        parts = [self.switch, self.port or self.index, DIRECTION_WORD.get(self.direction, self.direction)]
+        if self.vpi is not None:
+            parts.append(f"VP:{self.vpi}")
+        if self.vci is not None:
+            parts.append(f"VC:{self.vci}")
+        if self.metric != PRIMARY[self.is_atm]:
+            parts.append(METRIC_WORD.get(self.metric, self.metric))
+        return " ".join(p for p in parts if p)
+
+    def as_json(self) -> dict:
+        d = asdict(self)
+        d["label"] = self.label
+        return d
+
+
+def _capacity(series: Series, port: Port | None) -> int | None:
+    if series.capacity_per_s:
+        return series.capacity_per_s
+    if port is None:
+        return None
+    if series.unit == "cells":
+        return port.capacity_cells or (port.speed_bps // 424 if port.speed_bps else None)
+    if series.unit == "octets" and port.speed_bps:
+        return port.speed_bps // 8
+    return None
+
+
+def info(s: Series) -> SeriesInfo:
+    port = s.port
+    vpi = s.vc.vpi if s.vc_id else (s.vp.vpi if s.vp_id else None)
+    return SeriesInfo(
+        id=s.id, switch_id=s.switch_id, switch=s.switch.name, port=port.name if port else "",
+        port_label=port.label if port else "", port_type=port.port_type if port else "",
+        is_atm=bool(port.is_atm) if port else s.unit == "cells", vpi=vpi, vci=s.vc.vci if s.vc_id else None,
+        direction=s.direction, metric=s.metric, unit=s.unit, width=s.width, capacity_per_s=_capacity(s, port),
+        poll_interval_s=s.switch.poll_interval_s, object_name=s.object_name, index=s.index,
+        port_level=not s.vp_id and not s.vc_id, gone=s.gone_at is not None)
+
+
+def counters() -> QuerySet[Series]:
+    return Series.objects.filter(kind="counter").select_related("switch", "port", "vp", "vc")
+
+
+def load_series(ids: list[int]) -> list[SeriesInfo]:
+    """The series in the order asked; UnknownSeries names every id that does not exist."""
+    found = {s.id: info(s) for s in counters().filter(id__in=ids)}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise UnknownSeries(missing)
+    return [found[i] for i in ids]
+
+
+def natural(text: str) -> tuple:
+    """'Gi1/0/10' after 'Gi1/0/9': digit runs compare as numbers."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower())
+                 for part in re.split(r"(\d+)", text) if part)
+
+
+def _sort_key(s: SeriesInfo) -> tuple:
+    return (s.switch, natural(s.port), -1 if s.vpi is None else s.vpi, -1 if s.vci is None else s.vci,
+            s.metric != PRIMARY[s.is_atm], s.metric, s.direction)
+
+
+DIRECTION_ALIASES = {"rx": "in", "receive": "in", "received": "in", "in": "in",
+                     "tx": "out", "transmit": "out", "transmitted": "out", "out": "out"}
+
+
+def search(q: str = "", switch: str = "", port: str = "", direction: str = "", metric: str = "",
+           limit: int = 200) -> tuple[list[SeriesInfo], int]:
+    """Series matching every word of q (switch, port name, label or index, 'VP:0', 'VC:15',
+    '0/15', receive/transmit, metric) and the exact filters; returns (first `limit`, total count),
+    best matches first."""
+    qs = counters()
+    if switch:
+        qs = qs.filter(switch__name=switch)
+    if port:
+        qs = qs.filter(port__name=port)
+    if direction:
+        qs = qs.filter(direction=DIRECTION_ALIASES.get(direction.lower(), direction))
+    if metric:
+        qs = qs.filter(metric=metric)
+    for word in q.split():
+        w = word.lower()
+        cond = (Q(switch__name__icontains=w) | Q(port__name__iexact=w) | Q(port__name__iendswith=f"/{w}")
+                | Q(port__key=w)
+                | Q(port__label__icontains=w)
+                | Q(port__description__icontains=w) | Q(metric__icontains=w) | Q(object_name__icontains=w))
+        if w in DIRECTION_ALIASES:
+            cond |= Q(direction=DIRECTION_ALIASES[w])
+        metrics = [m for m, word in METRIC_WORD.items() if w in word.split()]
+        if metrics:
+            cond |= Q(metric__in=metrics)
+        for prefix, field in (("vp:", "vpi"), ("vc:", "vci"), ("vpi=", "vpi"), ("vci=", "vci")):
+            if w.startswith(prefix) and w[len(prefix):].isdigit():
+                n = int(w[len(prefix):])
+                cond = Q(vc__vci=n) if field == "vci" else (Q(vp__vpi=n) | Q(vc__vpi=n))
+        if "/" in w and all(p.isdigit() for p in w.split("/", 1)):
+            vpi, vci = map(int, w.split("/", 1))
+            cond |= Q(vc__vpi=vpi, vc__vci=vci)
+        qs = qs.filter(cond)
+    total = qs.count()
+    # Rank: words naming a port exactly ("48" for Gi1/0/48, "A1") beat substrings of switch names.
+    score = Value(0)
+    for word in q.split():
+        exact = (Q(port__name__iexact=word) | Q(port__name__iendswith=f"/{word}") | Q(port__label__iexact=word)
+                 | Q(port__key=word))
+        score = score + Case(When(exact, then=Value(1)), default=Value(0))
+    rows = list(qs.annotate(score=score).order_by("-score", "switch__name", "port__name", "id")[: limit * 5])
+    ranked = sorted(rows, key=lambda s: (-s.score, _sort_key(info(s))))[:limit]
+    return [info(s) for s in ranked], total
+
+
+def switches() -> list[dict]:
+    """Every switch with the numbers the picker shows before it is opened."""
+    out = []
+    for sw in Switch.objects.order_by("name"):
+        out.append({"id": sw.id, "name": sw.name, "profile": sw.effective_profile, "address": sw.address,
+                    "poll_interval_s": sw.poll_interval_s, "enabled": sw.enabled,
+                    "ports": sw.ports.count(), "series": sw.series.filter(kind="counter").count()})
+    return out
+
+
+def _series_brief(s: SeriesInfo) -> dict:
+    return {"id": s.id, "direction": s.direction, "metric": s.metric, "unit": s.unit, "label": s.label,
+            "gone": s.gone}
+
+
+def switch_tree(switch: Switch) -> dict:
+    """switch -> ports (ATM ports and IP interfaces) -> series, VPs -> series, VCs -> series."""
+    all_series = [info(s) for s in counters().filter(switch=switch)]
+    by_port: dict[int | None, list[SeriesInfo]] = {}
+    for s in all_series:
+        by_port.setdefault(s.port, []).append(s)   # keyed by port name below
+    ports = []
+    vps = {(vp.port_id, vp.vpi): vp for vp in VirtualPath.objects.filter(switch=switch)}
+    vcs = list(VirtualChannel.objects.filter(switch=switch).order_by("port_id", "vpi", "vci"))
+    for port in sorted(Port.objects.filter(switch=switch), key=lambda p: natural(p.name)):
+        mine = [s for s in by_port.get(port.name, [])]
+        port_series = sorted((s for s in mine if s.port_level), key=_sort_key)
+        vp_map: dict[int, dict] = {}
+        for (pid, vpi), vp in sorted(vps.items(), key=lambda kv: kv[0][1]):
+            if pid == port.id:
+                vp_map[vpi] = {"vpi": vpi, "gone": vp.gone_at is not None, "series": [], "vcs": {}}
+        for vc in vcs:
+            if vc.port_id == port.id:
+                vp = vp_map.setdefault(vc.vpi, {"vpi": vc.vpi, "gone": False, "series": [], "vcs": {}})
+                vp["vcs"][vc.vci] = {"vci": vc.vci, "gone": vc.gone_at is not None, "series": [],
+                                     "service_category": vc.service_category}
+        for s in sorted((s for s in mine if not s.port_level), key=_sort_key):
+            vp = vp_map.setdefault(s.vpi, {"vpi": s.vpi, "gone": False, "series": [], "vcs": {}})
+            if s.vci is None:
+                vp["series"].append(_series_brief(s))
+            else:
+                vc = vp["vcs"].setdefault(s.vci, {"vci": s.vci, "gone": False, "series": [], "service_category": ""})
+                vc["series"].append(_series_brief(s))
+        vp_list = []
+        for vpi in sorted(vp_map):
+            vp = vp_map[vpi]
+            vc_list = [vp["vcs"][vci] for vci in sorted(vp["vcs"]) if vp["vcs"][vci]["series"]]
+            if vp["series"] or vc_list:
+                vp_list.append({"vpi": vpi, "gone": vp["gone"], "series": vp["series"], "vcs": vc_list})
+        ports.append({
+            "id": port.id, "name": port.name, "label": port.label, "port_type": port.port_type,
+            "is_atm": port.is_atm, "speed_bps": port.speed_bps, "capacity_cells": port.capacity_cells,
+            "oper_status": port.oper_status, "gone": port.gone_at is not None,
+            "series": [_series_brief(s) for s in port_series], "vps": vp_list})
+    return {"id": switch.id, "name": switch.name, "profile": switch.effective_profile,
+            "poll_interval_s": switch.poll_interval_s, "ports": ports}
+
+
+def entity_series(switch: str, port: str, vpi: str | None = None, vci: str | None = None,
+                  direction: str = "") -> list[int]:
+    """Ids of the traffic series (cells, else octets) of a port, VP or VC, named as operators do."""
+    qs = counters().filter(switch__name=switch, port__name=port)
+    if not qs.exists():
+        raise LookupError(f"no traffic series for port {port!r} of switch {switch!r}")
+    try:
+        if vci not in (None, ""):
+            if vpi in (None, ""):
+                raise LookupError("vci needs vpi")
+            qs = qs.filter(vc__vpi=int(vpi), vc__vci=int(vci))
+        elif vpi not in (None, ""):
+            qs = qs.filter(vp__vpi=int(vpi))
+        else:
+            qs = qs.filter(vp__isnull=True, vc__isnull=True)
+    except ValueError:
+        raise LookupError("vpi and vci are numbers") from None
+    if direction:
+        qs = qs.filter(direction=DIRECTION_ALIASES.get(direction.lower(), direction))
+    found = [info(s) for s in qs]
+    traffic = [s for s in found if s.metric == "cells"] or [s for s in found if s.metric == "octets"]
+    if not traffic:
+        raise LookupError(f"no traffic series for {switch} {port}" + (f" VP:{vpi}" if vpi else "")
+                          + (f" VC:{vci}" if vci else ""))
+    return [s.id for s in sorted(traffic, key=lambda s: (s.direction != "in", s.id))]

@@ -1,0 +1,191 @@
+"""CSV of exactly what a plot shows (same series, range, resolution), or of the raw samples.
+
+PostgreSQL writes the CSV: one `COPY (query) TO STDOUT (FORMAT csv)` whose rows stream to the
+client as the query reads them (raw samples through the (switch, time) index of each chunk, in
+time order), and Python passes the bytes on in 64 KiB chunks. Nothing is held in memory however
+many rows there are; a client that goes away cancels the query.
+
+Columns: `time` (ISO 8601 UTC; a sample's time is the end of its interval, a bucket's time is
+its start), then per series, named by its label, value columns with their unit in brackets and
+a flags column. Totals (`delta`, `total`) are the archived integer deltas: the `total` column
+of the plot's resolution sums to exactly the traffic drawn in the range; the raw `delta` column
+also keeps deltas that are not drawn (OVER_CAPACITY), flagged. Failed polls (poll log) appear
+in the flags columns of their switch's series: raw exports get a row per failed poll, bucket
+exports a count per bucket.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterator
+
+from django.db import connection, transaction
+
+from collector.rollup import FLAG_OVER_CAPACITY, TIER
+from webapp.traffic import queries, units
+from webapp.traffic.points import FLAGS
+from webapp.traffic.service import Plan
+
+RAW_COLUMNS = ("rate [{unit}]", "delta [{total}]", "interval [s]", "flags")
+BUCKET_COLUMNS = ("average [{unit}]", "peak [{unit}]", "total [{total}]", "drawn [s]", "samples", "flags")
+EXPORT_TIMEOUT_MS = 3_600_000     # one COPY statement streams the whole export
+CHUNK = 1 << 16
+FAILED = "status NOT IN ('ok', 'partial')"
+
+
+def header(p: Plan) -> list[str]:
+    cols = ["time"]
+    template = RAW_COLUMNS if p.res == "raw" else BUCKET_COLUMNS
+    unit = units.UNITS[p.unit].label
+    for s in p.series:
+        total = units.total_unit(s)
+        cols += [f"{s.label} " + c.format(unit=unit, total=total) for c in template]
+    return cols
+
+
+def iso_sql(col: str) -> str:
+    """ISO 8601 UTC text of a timestamptz column, fractions only when there are some."""
+    return (f"to_char({col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN date_trunc('second', {col}) "
+            f"= {col} THEN '' ELSE rtrim(to_char({col} AT TIME ZONE 'UTC', '.US'), '0') END || 'Z'")
+
+
+def _flag_names(bits: int) -> str:
+    return "|".join(name for bit, name, _ in FLAGS if bits & bit)
+
+
+ALL_FLAGS = 1 << len(FLAGS)
+# Every combination of the known flag bits, spelled: one array subscript per value instead of
+# nine CASEs (the CSV export's most expensive column otherwise).
+FLAG_NAMES = "ARRAY[" + ",".join(f"'{_flag_names(b)}'" for b in range(ALL_FLAGS)) + "]::text[]"
+
+
+def flags_sql(col: str) -> str:
+    spelled = ", ".join(f"CASE WHEN ({col} & {bit}) <> 0 THEN '{name}' END" for bit, name, _ in FLAGS)
+    return (f"CASE WHEN {col} = 0 THEN NULL WHEN {col} > 0 AND {col} < {ALL_FLAGS} THEN ({FLAG_NAMES})[{col} + 1] "
+            f"ELSE nullif(concat_ws('|', {spelled}), '') END")
+
+
+def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict]:
+    """Samples of every switch plus its failed polls, one column set per series, in time order."""
+    params: dict = {"lo": p.start, "hi": p.end}
+    parts = []
+    switches = list(dict.fromkeys(s.switch_id for s in p.series))
+    for k, switch_id in enumerate(switches):
+        params[f"sw{k}"] = switch_id
+        pos = positions.get(switch_id, {})
+        cols, fails = [], []
+        for j, s in enumerate(p.series):
+            if s.switch_id != switch_id:
+                cols += ["NULL::float8", "NULL::bigint", "NULL::float8", "NULL::text"]
+                fails += ["NULL::float8", "NULL::bigint", "NULL::float8", "NULL::text"]
+                continue
+            e = queries._position_expr(pos, s.id)
+            d, f = f"s.delta[{e}]", f"s.flags[{e}]"
+            params[f"k{j}"] = p.factors[s.id]
+            drawn = f"{d} IS NOT NULL AND ({f} & {FLAG_OVER_CAPACITY}) = 0 AND s.interval_ms > 0"
+            cols += [f"CASE WHEN {drawn} THEN {d}::float8 * 1000 / s.interval_ms * %(k{j})s::float8 END",
+                     d, f"CASE WHEN {f} IS NOT NULL THEN s.interval_ms::float8 / 1000 END", flags_sql(f)]
+            fails += ["NULL::float8", "NULL::bigint", "NULL::float8",
+                      "'poll ' || pl.status || CASE WHEN pl.error <> '' THEN ' (' || left(pl.error, 120) || ')' "
+                      "ELSE '' END"]
+        layouts = ",".join(str(int(x)) for x in sorted(pos)) or "NULL"
+        # Each branch is ordered by time on its own index, so the ORDER BY below is a merge of
+        # streams (Merge Append), not a sort of the whole export.
+        parts.append(f"SELECT s.time AS t, {', '.join(cols)} FROM traffic_sample s "
+                     f"WHERE s.switch_id = %(sw{k})s AND s.time >= %(lo)s AND s.time < %(hi)s "
+                     f"AND s.layout_id IN ({layouts}) ORDER BY s.time")
+        parts.append(f"SELECT pl.time AS t, {', '.join(fails)} FROM traffic_poll_log pl "
+                     f"WHERE pl.switch_id = %(sw{k})s AND pl.time >= %(lo)s AND pl.time < %(hi)s AND {FAILED} "
+                     f"ORDER BY pl.time")
+    n = 4 * len(p.series)
+    cols = ", ".join(f"c{i}" for i in range(n))
+    union = " UNION ALL ".join(f"({q})" for q in parts)
+    if len(parts) == 2:      # one switch: its polls have distinct times
+        return f"SELECT {iso_sql('x.t')}, {cols} FROM ({union}) AS x(t, {cols}) ORDER BY x.t", params
+    # Several switches polled at the same instant share one line (grouping the time-ordered merge).
+    merged = ", ".join(f"string_agg(c{i}, '; ')" if i % 4 == 3 else f"max(c{i})" for i in range(n))
+    return f"SELECT {iso_sql('x.t')}, {merged} FROM ({union}) AS x(t, {cols}) GROUP BY x.t ORDER BY x.t", params
+
+
+def bucket_sql(p: Plan, flat: dict | None) -> tuple[str, dict]:
+    """Buckets of the plot's tier (materialized rows, then the live tail), pivoted per series."""
+    width = TIER[p.res].seconds
+    params: dict = {"ids": [s.id for s in p.series], "lo": p.start, "hi": p.end,
+                    "sw": list(dict.fromkeys(s.switch_id for s in p.series))}
+    sources = []
+    if p.main is not None:
+        sources.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, samples, flagged "
+                       f"FROM {TIER[p.res].table} WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
+        params["mlo"], params["mhi"] = p.main[1], p.main[2]
+    if p.tail:
+        params.update(queries.tail_params(p.series, p.tail, flat))
+        sources.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, samples, flagged "
+                       f"FROM ({queries.tail_sql(p.res, p.tail)}) t")
+    pivot, out = [], []
+    for j, s in enumerate(p.series):
+        params[f"k{j}"] = p.factors[s.id]
+        params[f"s{j}"] = s.id
+        params[f"w{j}"] = s.switch_id
+        only = f"FILTER (WHERE series_id = %(s{j})s)"
+        pivot += [f"sum(sum_delta) {only} AS d{j}", f"sum(sum_interval_ms) {only} AS i{j}",
+                  f"max(max_rate) {only} AS m{j}", f"sum(samples) {only} AS n{j}", f"sum(flagged) {only} AS g{j}"]
+        out += [f"CASE WHEN b.i{j} > 0 THEN b.d{j}::float8 * 1000 / b.i{j} * %(k{j})s::float8 END",
+                f"b.m{j} * %(k{j})s::float8", f"b.d{j}", f"b.i{j}::float8 / 1000", f"b.n{j}",
+                f"nullif(concat_ws('; ', CASE WHEN b.g{j} > 0 THEN b.g{j} || ' flagged' END, "
+                f"CASE WHEN b.n{j} > 0 AND b.i{j} = 0 THEN 'none drawn' END, "
+                f"(SELECT string_agg(fq.txt, ', ') FROM fails fq WHERE fq.bucket = k.bucket AND fq.switch_id = %(w{j})s)), '')"]
+    sql = f"""
+WITH pts AS ({' UNION ALL '.join(sources) or 'SELECT NULL::int AS series_id, NULL::timestamptz AS bucket, 0::bigint AS sum_delta, 0::bigint AS sum_interval_ms, NULL::float8 AS max_rate, 0 AS samples, 0 AS flagged WHERE false'}),
+b AS (SELECT bucket, {', '.join(pivot)} FROM pts GROUP BY bucket),
+fails AS (
+  SELECT time_bucket(interval '{width} seconds', time) AS bucket, switch_id,
+         count(*) || CASE WHEN count(*) = 1 THEN ' poll ' ELSE ' polls ' END || status AS txt
+  FROM traffic_poll_log
+  WHERE switch_id = ANY(%(sw)s) AND time >= %(lo)s AND time < %(hi)s AND {FAILED}
+  GROUP BY 1, 2, status),
+k AS (SELECT bucket FROM b UNION SELECT bucket FROM fails)
+SELECT {iso_sql('k.bucket')}, {', '.join(out)}
+FROM k LEFT JOIN b ON b.bucket = k.bucket
+ORDER BY k.bucket"""
+    return sql, params
+
+
+def sql_for(p: Plan) -> tuple[str, dict]:
+    if p.res == "raw":
+        switches = list(dict.fromkeys(s.switch_id for s in p.series))
+        return raw_sql(p, queries.layout_positions(switches, {s.id for s in p.series}))
+    return bucket_sql(p, None)
+
+
+def stream(p: Plan) -> Iterator[bytes]:
+    """The header line, then the CSV rows as PostgreSQL writes them, in chunks of ~64 KiB."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(header(p))
+    yield buf.getvalue().encode()
+    sql, params = sql_for(p)
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(EXPORT_TIMEOUT_MS)])
+        queries.streaming_plan(cur)
+        try:
+            with cur.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
+                chunk = bytearray()
+                for data in copy:
+                    chunk += data
+                    if len(chunk) >= CHUNK:
+                        yield bytes(chunk)
+                        chunk.clear()
+                if chunk:
+                    yield bytes(chunk)
+        except GeneratorExit:
+            # The client went away: stop the query instead of reading it to its end.
+            connection.connection.cancel_safe()
+            raise
+
+
+def filename(p: Plan) -> str:
+    first = p.series[0]
+    name = f"{first.switch}_{first.port or first.index}"
+    if len(p.series) > 1:
+        name += f"_and_{len(p.series) - 1}_more"
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+    return f"cellar_{safe}_{p.start:%Y%m%dT%H%M%SZ}_{p.end:%Y%m%dT%H%M%SZ}_{p.res}.csv"

@@ -1,0 +1,180 @@
+"""OpenAPI 3.1 description of the traffic JSON API and CSV export (served at /traffic/api/openapi.json).
+
+Hand-written next to the views it documents; tests/webapp/traffic/test_api.py checks that it is
+well formed, that every route under /traffic/api/ is in it, and that real answers match it.
+"""
+from __future__ import annotations
+
+from webapp.traffic import tiers, units
+
+NULLABLE_NUMBER = {"type": ["number", "null"]}
+NULLABLE_INT = {"type": ["integer", "null"]}
+
+SELECTION_PARAMS = [
+    {"name": "s", "in": "query", "required": True, "schema": {"type": "string", "pattern": r"^\d+(,\d+)*$"},
+     "description": "Series ids, comma separated (or repeated). At most 50.", "example": "12,13"},
+    {"name": "range", "in": "query", "schema": {"type": "string", "enum": list(tiers.RANGE_CHOICES), "default": "24h"},
+     "description": "Time scale ending now; `all` = all available data; `custom` with start/end."},
+    {"name": "start", "in": "query", "schema": {"type": "string", "format": "date-time"},
+     "description": "ISO 8601; UTC when no offset is given. Implies range=custom."},
+    {"name": "end", "in": "query", "schema": {"type": "string", "format": "date-time"},
+     "description": "ISO 8601, default now."},
+    {"name": "unit", "in": "query", "schema": {"type": "string", "enum": list(units.CHOICES), "default": "auto"},
+     "description": "cells/s, Mb/s of 53-byte cells, Mb/s of 48-byte payload, bits/s, packets/s, % of capacity."},
+    {"name": "res", "in": "query", "schema": {"type": "string", "enum": list(tiers.CHOICES), "default": "auto"},
+     "description": "auto: the finest resolution giving at most ~2000 points per series."},
+    {"name": "stack", "in": "query", "schema": {"type": "string", "enum": ["0", "1"], "default": "0"}},
+]
+
+ERROR = {"description": "Bad input: the message says what was wrong.",
+         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+SERIES_PROPS = {
+    "id": {"type": "integer"}, "label": {"type": "string"}, "switch_id": {"type": "integer"},
+    "switch": {"type": "string"}, "port": {"type": "string"}, "port_label": {"type": "string"},
+    "port_type": {"type": "string"}, "is_atm": {"type": "boolean"}, "vpi": NULLABLE_INT, "vci": NULLABLE_INT,
+    "direction": {"type": "string", "enum": ["in", "out", ""]}, "metric": {"type": "string"},
+    "unit": {"type": "string", "enum": ["cells", "octets", "packets"]}, "width": {"type": "integer"},
+    "capacity_per_s": NULLABLE_INT, "poll_interval_s": {"type": "integer"}, "object_name": {"type": "string"},
+    "index": {"type": "string"}, "port_level": {"type": "boolean"}, "gone": {"type": "boolean"},
+}
+
+SCHEMAS = {
+    "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
+    "Series": {"type": "object", "required": ["id", "label", "switch", "direction", "metric", "unit"],
+               "properties": SERIES_PROPS},
+    "SeriesList": {"type": "object", "required": ["series", "total"], "properties": {
+        "series": {"type": "array", "items": {"$ref": "#/components/schemas/Series"}},
+        "total": {"type": "integer"}}},
+    "SwitchSummary": {"type": "object", "required": ["id", "name"], "properties": {
+        "id": {"type": "integer"}, "name": {"type": "string"}, "profile": {"type": "string"},
+        "address": {"type": "string"}, "poll_interval_s": {"type": "integer"}, "enabled": {"type": "boolean"},
+        "ports": {"type": "integer"}, "series": {"type": "integer"}}},
+    "Inventory": {"type": "object", "required": ["switches"], "properties": {
+        "switches": {"type": "array", "items": {"$ref": "#/components/schemas/SwitchSummary"}}}},
+    "SeriesBrief": {"type": "object", "required": ["id", "direction", "metric", "label"], "properties": {
+        "id": {"type": "integer"}, "direction": {"type": "string"}, "metric": {"type": "string"},
+        "unit": {"type": "string"}, "label": {"type": "string"}, "gone": {"type": "boolean"}}},
+    "VC": {"type": "object", "required": ["vci", "series"], "properties": {
+        "vci": {"type": "integer"}, "gone": {"type": "boolean"}, "service_category": {"type": "string"},
+        "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesBrief"}}}},
+    "VP": {"type": "object", "required": ["vpi", "series", "vcs"], "properties": {
+        "vpi": {"type": "integer"}, "gone": {"type": "boolean"},
+        "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesBrief"}},
+        "vcs": {"type": "array", "items": {"$ref": "#/components/schemas/VC"}}}},
+    "Port": {"type": "object", "required": ["id", "name", "series", "vps"], "properties": {
+        "id": {"type": "integer"}, "name": {"type": "string"}, "label": {"type": "string"},
+        "port_type": {"type": "string"}, "is_atm": {"type": "boolean"}, "speed_bps": NULLABLE_INT,
+        "capacity_cells": NULLABLE_INT, "oper_status": {"type": "string"}, "gone": {"type": "boolean"},
+        "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesBrief"}},
+        "vps": {"type": "array", "items": {"$ref": "#/components/schemas/VP"}}}},
+    "SwitchTree": {"type": "object", "required": ["id", "name", "ports"], "properties": {
+        "id": {"type": "integer"}, "name": {"type": "string"}, "profile": {"type": "string"},
+        "poll_interval_s": {"type": "integer"},
+        "ports": {"type": "array", "items": {"$ref": "#/components/schemas/Port"}}}},
+    "Stats": {"type": "object", "required": ["average", "peak", "p95", "total", "total_unit"], "properties": {
+        "average": NULLABLE_NUMBER, "peak": NULLABLE_NUMBER, "p95": NULLABLE_NUMBER,
+        "p95_basis": {"type": "string", "enum": list(tiers.RESOLUTIONS)},
+        "total": {"type": "integer", "description": "archived deltas drawn in the range (cells, bytes or packets)"},
+        "total_unit": {"type": "string"}, "total_bytes": {"type": "integer"},
+        "total_payload_bytes": {"type": "integer"}, "seconds": {"type": "number"},
+        "coverage": NULLABLE_NUMBER, "samples": {"type": "integer"}, "flagged": {"type": "integer"}}},
+    "Points": {"type": "object", "required": ["t", "avg", "peak", "total", "seconds"],
+               "description": "Columns of equal length; values in the response's unit, totals in the series' unit.",
+               "properties": {
+                   "t": {"type": "array", "items": {"type": "string", "format": "date-time"}},
+                   "avg": {"type": "array", "items": NULLABLE_NUMBER},
+                   "peak": {"type": "array", "items": NULLABLE_NUMBER},
+                   "low": {"type": "array", "items": NULLABLE_NUMBER},
+                   "total": {"type": "array", "items": {"type": "integer"}},
+                   "seconds": {"type": "array", "items": {"type": "number"}},
+                   "samples": {"type": "array", "items": {"type": "integer"}},
+                   "flagged": {"type": "array", "items": {"type": "integer"}},
+                   "flags": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+                   "delta": {"type": "array", "items": NULLABLE_INT},
+                   "interval": {"type": "array", "items": {"type": "number"}}}},
+    "Gap": {"type": "object", "required": ["start", "end", "kind", "reason"], "properties": {
+        "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
+        "kind": {"type": "string", "enum": ["nodata", "withheld", "missed"]}, "reason": {"type": "string"}}},
+    "SeriesData": {"allOf": [{"$ref": "#/components/schemas/Series"}, {
+        "type": "object", "required": ["factor", "stats", "points", "gaps"], "properties": {
+            "factor": {"type": "number"}, "stats": {"$ref": "#/components/schemas/Stats"},
+            "points": {"$ref": "#/components/schemas/Points"},
+            "gaps": {"type": "array", "items": {"$ref": "#/components/schemas/Gap"}}}}]},
+    "Data": {"type": "object", "required": ["start", "end", "resolution", "unit", "series"], "properties": {
+        "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
+        "now": {"type": "string", "format": "date-time"}, "range": {"type": "string"},
+        "resolution": {"type": "string", "enum": list(tiers.RESOLUTIONS)}, "resolution_label": {"type": "string"},
+        "resolution_seconds": {"type": "number"}, "unit": {"type": "string", "enum": list(units.UNITS)},
+        "unit_label": {"type": "string"}, "stack": {"type": "boolean"}, "query": {"type": "string"},
+        "notes": {"type": "array", "items": {"type": "string"}}, "server_ms": {"type": "number"},
+        "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesData"}},
+        "figure": {"type": "object", "description": "Plotly figure {data, layout} (figure=1)",
+                   "required": ["data", "layout"],
+                   "properties": {"data": {"type": "array"}, "layout": {"type": "object"}}}}},
+}
+
+
+def spec() -> dict:
+    json_ok = lambda ref, text: {"description": text,  # noqa: E731
+                                 "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Cellar traffic API", "version": "1",
+                 "description": "Read-only: the series Cellar archives, their data at any time scale, and the "
+                                "inventory to find them. Times are ISO 8601 UTC. No login is needed to read."},
+        "paths": {
+            "/traffic/api/series": {"get": {
+                "operationId": "listSeries", "summary": "Search counter series",
+                "parameters": [
+                    {"name": "q", "in": "query", "schema": {"type": "string"},
+                     "description": "Words matched against switch, port name or label, VP:n, VC:n, vpi/vci, "
+                                    "receive/transmit, metric."},
+                    {"name": "switch", "in": "query", "schema": {"type": "string"}},
+                    {"name": "port", "in": "query", "schema": {"type": "string"}},
+                    {"name": "direction", "in": "query", "schema": {"type": "string", "enum": ["in", "out"]}},
+                    {"name": "metric", "in": "query", "schema": {"type": "string"}},
+                    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000,
+                                                                "default": 200}}],
+                "responses": {"200": json_ok("SeriesList", "Matching series"), "400": ERROR}}},
+            "/traffic/api/data": {"get": {
+                "operationId": "seriesData", "summary": "Data of series over a range, at the plot's resolution",
+                "parameters": SELECTION_PARAMS + [
+                    {"name": "figure", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]},
+                     "description": "1: also return the Plotly figure the page draws."}],
+                "responses": {"200": json_ok("Data", "Points, gaps and statistics per series"), "400": ERROR}}},
+            "/traffic/api/inventory": {"get": {
+                "operationId": "inventory", "summary": "Switches",
+                "responses": {"200": json_ok("Inventory", "All switches")}}},
+            "/traffic/api/inventory/{switch_id}": {"get": {
+                "operationId": "switchTree", "summary": "Ports, VPs, VCs and series of one switch",
+                "parameters": [{"name": "switch_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "responses": {"200": json_ok("SwitchTree", "The switch's tree"),
+                              "404": {"description": "No such switch",
+                                      "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
+            "/traffic/port/{switch}/{port}/": {"get": {
+                "operationId": "plotOfPort", "summary": "Redirect to the plot of a port, VP or VC, by names",
+                "parameters": [
+                    {"name": "switch", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "port", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "vpi", "in": "query", "schema": {"type": "integer"}},
+                    {"name": "vci", "in": "query", "schema": {"type": "integer"}},
+                    {"name": "direction", "in": "query", "schema": {"type": "string", "enum": ["in", "out"]}},
+                    {"name": "range", "in": "query", "schema": {"type": "string", "enum": list(tiers.RANGE_CHOICES)}}],
+                "responses": {"302": {"description": "to /traffic/?s=<ids>&..."},
+                              "404": {"description": "No such port, VP or VC", "content": {"text/html": {}}}}}},
+            "/traffic/api/openapi.json": {"get": {
+                "operationId": "openapi", "summary": "This document",
+                "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+            "/traffic/export.csv": {"get": {
+                "operationId": "exportCsv", "summary": "CSV of what the plot shows (streamed)",
+                "parameters": SELECTION_PARAMS + [
+                    {"name": "raw", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]},
+                     "description": "1: raw samples instead of the plot's resolution."}],
+                "responses": {"200": {"description": "time column (ISO 8601 UTC), then per series value columns with "
+                                                     "their unit in brackets and a flags column",
+                                      "content": {"text/csv": {"schema": {"type": "string"}}}},
+                              "400": {"description": "Bad input", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+        },
+        "components": {"schemas": SCHEMAS},
+    }

@@ -1,0 +1,148 @@
+"""Query parameters of the traffic pages, API and CSV export: parsed and checked here. Pure.
+
+Every way a request can be wrong raises BadRequest with a message that says what was wrong and
+what is accepted; views turn it into a 400. The same parameters make a page URL, an API call
+and a CSV download, so a plot can be bookmarked, shared and exported as it is seen.
+
+  s=12,13        series ids (repeatable)            range=1h|3h|24h|7d|30d|1y|all|custom
+  start, end     ISO 8601 (UTC if no offset)        unit=auto|cells|mbps_cells|mbps_payload|bps|pps|pct
+  res=auto|raw|1m|15m|1h|1d                         stack=1 (stack the series)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Mapping
+from urllib.parse import urlencode
+
+from webapp.traffic import tiers, units
+
+MAX_SERIES = 50
+EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
+FUTURE_SLACK = timedelta(days=1)
+MAX_SPAN = timedelta(days=366 * 30)
+
+
+class BadRequest(ValueError):
+    """The request cannot be answered as asked; str() is the message for the user."""
+
+
+@dataclass(frozen=True)
+class PlotRequest:
+    series_ids: tuple[int, ...] = ()
+    range: str = "24h"
+    start: datetime | None = None       # explicit (custom) start, UTC
+    end: datetime | None = None
+    unit: str = "auto"
+    res: str = "auto"
+    stack: bool = False
+
+    def query(self, **override: object) -> str:
+        """The query string of this request (what a bookmark holds)."""
+        r = replace(self, **override) if override else self
+        q: list[tuple[str, str]] = []
+        if r.series_ids:
+            q.append(("s", ",".join(map(str, r.series_ids))))
+        if r.range == "custom" and r.start and r.end:
+            q += [("start", iso(r.start)), ("end", iso(r.end))]
+        else:
+            q.append(("range", r.range))
+        if r.unit != "auto":
+            q.append(("unit", r.unit))
+        if r.res != "auto":
+            q.append(("res", r.res))
+        if r.stack:
+            q.append(("stack", "1"))
+        return urlencode(q, safe=",:")
+
+
+def iso(t: datetime) -> str:
+    """ISO 8601 UTC with a Z (fractions of a second only when there are some)."""
+    return t.astimezone(timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+
+
+def parse_time(name: str, text: str) -> datetime:
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    if " " in value and "T" not in value:
+        value = value.replace(" ", "T", 1)
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        raise BadRequest(f"{name}={text!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None
+    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
+def _one(params: Mapping, name: str, default: str = "") -> str:
+    getlist = getattr(params, "getlist", None)
+    values = getlist(name) if getlist else ([params[name]] if name in params else [])
+    values = [v for v in values if v != ""]
+    if len(values) > 1:
+        raise BadRequest(f"{name} is given {len(values)} times; give it once")
+    return values[0] if values else default
+
+
+def parse_ids(params: Mapping) -> tuple[int, ...]:
+    getlist = getattr(params, "getlist", None)
+    raw = getlist("s") if getlist else ([params["s"]] if "s" in params else [])
+    ids: list[int] = []
+    for chunk in raw:
+        for part in chunk.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            if not part.isdigit():
+                raise BadRequest(f"series id {part!r} is not a number (s=12,13 selects series 12 and 13)")
+            if int(part) not in ids:
+                ids.append(int(part))
+    if len(ids) > MAX_SERIES:
+        raise BadRequest(f"{len(ids)} series asked; one plot shows at most {MAX_SERIES}")
+    return tuple(ids)
+
+
+def parse(params: Mapping) -> PlotRequest:
+    ids = parse_ids(params)
+    unit = _one(params, "unit", "auto")
+    if unit not in units.CHOICES:
+        raise BadRequest(f"unknown unit {unit!r}; use one of {', '.join(units.CHOICES)}")
+    res = _one(params, "res", "auto")
+    if res not in tiers.CHOICES:
+        raise BadRequest(f"unknown resolution {res!r}; use one of {', '.join(tiers.CHOICES)}")
+    stack_text = _one(params, "stack", "0").lower()
+    if stack_text not in ("0", "1", "true", "false", "on", "off", "yes", "no"):
+        raise BadRequest(f"stack={stack_text!r}: use 1 or 0")
+    start_text, end_text = _one(params, "start"), _one(params, "end")
+    rng = _one(params, "range", "custom" if (start_text or end_text) else "24h")
+    if rng not in tiers.RANGE_CHOICES:
+        raise BadRequest(f"unknown range {rng!r}; use one of {', '.join(tiers.RANGE_CHOICES)} "
+                         "(custom: give start and end)")
+    start = parse_time("start", start_text) if start_text else None
+    end = parse_time("end", end_text) if end_text else None
+    if rng == "custom" and start is None:
+        raise BadRequest("a custom range needs start (and end, default now), ISO 8601")
+    if rng != "custom" and (start or end):
+        raise BadRequest(f"range={rng} and start/end contradict; give one or the other")
+    return PlotRequest(ids, rng, start, end, unit, res, stack_text in ("1", "true", "on", "yes"))
+
+
+def resolve_range(req: PlotRequest, now: datetime, first_data: datetime | None) -> tuple[datetime, datetime]:
+    """[start, end) in UTC, checked: start before end, not before 1990, not in the future."""
+    if req.range == "all":
+        start, end = (first_data or now - timedelta(hours=1)), now
+    elif req.range == "custom":
+        start, end = req.start, (req.end or now)
+    else:
+        start, end = now - tiers.RANGES[req.range], now
+    assert start is not None and end is not None
+    if start >= end:
+        raise BadRequest(f"start {iso(start)} is not before end {iso(end)}")
+    if start < EARLIEST:
+        raise BadRequest(f"start {iso(start)} is before {EARLIEST.year}: no switch was polled then")
+    if end > now + FUTURE_SLACK:
+        raise BadRequest(f"end {iso(end)} is more than a day in the future (now {iso(now)})")
+    if end - start > MAX_SPAN:
+        raise BadRequest(f"range of {(end - start).days} days is longer than {MAX_SPAN.days} days")
+    if end - start < timedelta(seconds=1):
+        raise BadRequest("range shorter than one second")
+    return start, end

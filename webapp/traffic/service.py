@@ -1,0 +1,169 @@
+"""From a checked request to plotted data: plan (range, resolution, tables), fetch, analyse.
+
+Shared by the page's JSON, the API, the CSV export and the CLI, so all of them show the same
+series over the same range at the same resolution.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from webapp.traffic import catalog, params, points, queries, tiers, units
+from webapp.traffic.catalog import SeriesInfo
+from webapp.traffic.params import BadRequest, PlotRequest
+from webapp.traffic.points import Gap, Point, Stats
+
+MAX_POINTS_EXPLICIT = 100_000   # a plot (not a CSV) with an explicit resolution draws at most this
+
+
+@dataclass
+class Plan:
+    req: PlotRequest
+    series: list[SeriesInfo]
+    unit: str
+    factors: dict[int, float]
+    res: str
+    res_seconds: float
+    start: datetime
+    end: datetime
+    now: datetime
+    poll_interval_s: float
+    main: tiers.Segment | None
+    tail: list[tiers.Segment]
+    done: dict[str, datetime | None]
+    cut: dict[str, datetime | None]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def expected_points(self) -> int:
+        return tiers.points(self.res, self.start, self.end, self.poll_interval_s)
+
+
+def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, res: str | None = None) -> Plan:
+    """Choose the range, the resolution and the tables; BadRequest/UnitError when impossible."""
+    if not series:
+        raise BadRequest("no series selected: give s=<series id>[,<series id>...] (see /traffic/api/series)")
+    unit = units.auto_unit(series) if req.unit == "auto" else req.unit
+    factors = {s.id: units.factor(s, unit) for s in series}
+    now, done = queries.now_and_watermarks()
+    first = queries.first_data(series) if req.range == "all" else None
+    start, end = params.resolve_range(req, now, first)
+    poll = float(min(s.poll_interval_s for s in series))
+    cut = queries.retention_cutoffs(now)
+    wanted = res or req.res
+    notes: list[str] = []
+    if wanted == "auto":
+        chosen = tiers.choose(start, end, poll, cut, queries.max_plot_points())
+    else:
+        chosen = wanted
+        if not tiers.available(chosen, start, cut):
+            notes.append(f"{tiers.RES_LABEL[chosen]} are kept only since {params.iso(cut[chosen])}; "
+                         "older parts of the range are empty at this resolution")
+        n = tiers.points(chosen, start, end, poll)
+        if not for_csv and n > MAX_POINTS_EXPLICIT:
+            raise BadRequest(f"resolution {chosen} over this range gives {n:,} points per series; a plot shows at "
+                             f"most {MAX_POINTS_EXPLICIT:,}: choose a coarser resolution, a shorter range, "
+                             "or download the CSV")
+    start, end = tiers.align(chosen, start, end)
+    main, tail = tiers.segments(chosen, start, end, done)
+    return Plan(req, series, unit, factors, chosen, tiers.seconds(chosen, poll), start, end, now, poll,
+                main, tail, done, cut, notes)
+
+
+@dataclass
+class Plotted:
+    info: SeriesInfo
+    factor: float
+    points: list[Point]
+    gaps: list[Gap]
+    stats: Stats
+
+
+def fetch(p: Plan) -> list[Plotted]:
+    basis = tiers.p95_basis(p.start, p.end, p.poll_interval_s, p.cut)
+    if basis == p.res:
+        b_main, b_tail = p.main, p.tail
+    else:
+        b_main, b_tail = tiers.segments(basis, p.start, p.end, p.done)
+    needs_raw = "raw" in (p.res, basis) or any(src == "raw" for src, _, _ in [*p.tail, *b_tail])
+    flat = queries.flat_positions(p.series) if needs_raw else None
+    if p.res == "raw":
+        data = queries.fetch_raw(p.series, p.start, p.end)
+    else:
+        data = queries.fetch_buckets(p.series, p.res, p.main, p.tail, flat)
+    p95 = queries.p95(p.series, basis, b_main, b_tail, flat)
+    out = []
+    for s in p.series:
+        pts = data[s.id]
+        gaps = points.find_gaps(pts, None if p.res == "raw" else p.res_seconds, s.poll_interval_s,
+                                p.start, p.end, p.now)
+        out.append(Plotted(s, p.factors[s.id], pts, gaps, points.stats(pts, p.start, p.end, p95[s.id], basis)))
+    _explain_gaps(out)
+    return out
+
+
+def _explain_gaps(plotted: list[Plotted]) -> None:
+    """Fill each gap's reason from the poll log of its switch (one query per switch)."""
+    by_switch: dict[int, list[Gap]] = {}
+    for pl in plotted:
+        by_switch.setdefault(pl.info.switch_id, []).extend(pl.gaps)
+    for switch_id, gaps in by_switch.items():
+        unique = sorted({(g.lo, g.hi) for g in gaps})
+        found = dict(zip(unique, queries.failures_in(switch_id, unique)))
+        for g in gaps:
+            g.reason = points.describe(g, found.get((g.lo, g.hi), {}))
+
+
+def scale(v: float | None, f: float) -> float | None:
+    return None if v is None else v * f
+
+
+def stats_json(pl: Plotted) -> dict:
+    st, f = pl.stats, pl.factor
+    d = {"average": scale(st.average, f), "peak": scale(st.peak, f), "p95": scale(st.p95, f),
+         "p95_basis": st.p95_basis, "total": st.total, "total_unit": units.total_unit(pl.info),
+         "seconds": st.seconds, "coverage": st.coverage, "samples": st.samples, "flagged": st.flagged}
+    if pl.info.unit == "cells":
+        d["total_bytes"] = st.total * units.CELL_BYTES
+        d["total_payload_bytes"] = st.total * units.PAYLOAD_BYTES
+    return d
+
+
+def points_json(pl: Plotted, raw: bool) -> dict:
+    f = pl.factor
+    pts = pl.points
+    d = {"t": [params.iso(p.t) for p in pts], "avg": [scale(p.avg, f) for p in pts],
+         "peak": [scale(p.peak, f) for p in pts], "total": [p.delta for p in pts],
+         "seconds": [p.seconds for p in pts], "samples": [p.samples for p in pts],
+         "flagged": [p.flagged for p in pts]}
+    if raw:
+        d["flags"] = [points.flag_names(p.flags) for p in pts]
+        d["delta"] = [p.stored for p in pts]
+        d["interval"] = [p.span for p in pts]
+    else:
+        d["low"] = [scale(p.low, f) for p in pts]
+    return d
+
+
+def data_json(p: Plan, plotted: list[Plotted]) -> dict:
+    return {
+        "start": params.iso(p.start), "end": params.iso(p.end), "now": params.iso(p.now),
+        "range": p.req.range, "resolution": p.res, "resolution_label": tiers.RES_LABEL[p.res],
+        "resolution_seconds": p.res_seconds, "unit": p.unit, "unit_label": units.UNITS[p.unit].label,
+        "stack": p.req.stack, "query": p.req.query(), "notes": p.notes,
+        "series": [{
+            **pl.info.as_json(), "factor": pl.factor, "stats": stats_json(pl),
+            "points": points_json(pl, p.res == "raw"),
+            "gaps": [{"start": params.iso(g.lo), "end": params.iso(g.hi), "kind": g.kind, "reason": g.text()}
+                     for g in pl.gaps],
+        } for pl in plotted],
+    }
+
+
+def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:
+    series = catalog.load_series(list(req.series_ids))
+    return plan(req, series, **kw), series
+
+
+def estimated_rows(p: Plan) -> int:
+    return max(1, int((p.end - p.start) / timedelta(seconds=p.res_seconds)))

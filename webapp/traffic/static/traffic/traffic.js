@@ -1,0 +1,424 @@
+/* Cellar traffic page: data-set picker, time scales, zoom that fetches finer data, CSV links.
+   Plain JavaScript, no build step. The URL always holds the selection, range, units and
+   resolution, so any view can be bookmarked or shared; the server does all the arithmetic. */
+(function () {
+  "use strict";
+
+  var initial = JSON.parse(document.getElementById("traffic-state").textContent);
+  var PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
+  var state = {
+    series: initial.series.map(function (s) { return {id: s.id, label: s.label}; }),
+    range: initial.range, start: initial.start, end: initial.end,
+    unit: initial.unit, res: initial.res, stack: initial.stack
+  };
+  var zoomStack = [];      // ranges to return to on double-click
+  var drawing = false;     // true while Plotly.react runs (its relayout is not a user zoom)
+  var requestSeq = 0;
+  var EMPTY_LAYOUT = {xaxis: {visible: false}, yaxis: {visible: false}, margin: {t: 10, b: 10}, height: 110,
+                      annotations: [{text: "no series selected", showarrow: false, font: {color: "#667085"}}]};
+  var el = function (id) { return document.getElementById(id); };
+
+  // ---------------------------------------------------------------- URL <-> state
+  function query(extra) {
+    var q = new URLSearchParams();
+    if (state.series.length) q.set("s", state.series.map(function (s) { return s.id; }).join(","));
+    if (state.range === "custom") {
+      if (state.start) q.set("start", state.start);
+      if (state.end) q.set("end", state.end);
+    } else {
+      q.set("range", state.range);
+    }
+    if (state.unit && state.unit !== "auto") q.set("unit", state.unit);
+    if (state.res && state.res !== "auto") q.set("res", state.res);
+    if (state.stack) q.set("stack", "1");
+    Object.keys(extra || {}).forEach(function (k) { q.set(k, extra[k]); });
+    return q.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
+  }
+
+  function pushUrl() {
+    var url = location.pathname + "?" + query();
+    if (url !== location.pathname + location.search) history.pushState(null, "", url);
+  }
+
+  window.addEventListener("popstate", function () { location.reload(); });
+
+  // ---------------------------------------------------------------- formatting
+  function fmt(v, unit) {
+    if (v === null || v === undefined) return "–";
+    if (unit === "pct") return v.toPrecision(3) + " %";
+    if (unit === "mbps_cells" || unit === "mbps_payload") return v.toPrecision(4) + " Mb/s";
+    var short = {cells: "cells/s", bps: "b/s", pps: "pkt/s"}[unit] || "";
+    var steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (var i = 0; i < steps.length; i++) {
+      if (Math.abs(v) >= steps[i][0]) return (v / steps[i][0]).toPrecision(4) + " " + steps[i][1] + short;
+    }
+    return v.toPrecision(4) + " " + short;
+  }
+
+  function fmtInt(n) { return n.toLocaleString("en-US"); }
+
+  function fmtBytes(n) {
+    var steps = [[1e15, "PB"], [1e12, "TB"], [1e9, "GB"], [1e6, "MB"], [1e3, "kB"]];
+    for (var i = 0; i < steps.length; i++) if (n >= steps[i][0]) return (n / steps[i][0]).toPrecision(4) + " " + steps[i][1];
+    return n + " B";
+  }
+
+  function plotlyToIso(text) {  // "2026-11-22 10:15:30.123" (naive UTC) -> ISO with Z
+    var t = String(text).trim().replace(" ", "T");
+    if (t.length === 10) t += "T00:00:00";
+    if (t.length === 16) t += ":00";
+    return t.replace(/(\.\d{3})\d*$/, "$1") + "Z";
+  }
+
+  function isoToInput(iso) { return iso ? iso.replace("T", " ").replace(/(:\d\d)(\.\d+)?Z$/, "$1") : ""; }
+
+  function inputToIso(text) {
+    var t = text.trim();
+    if (!t) return null;
+    if (/[zZ]|[+-]\d\d:?\d\d$/.test(t.slice(10))) return t.replace(" ", "T");
+    return t.replace(" ", "T") + "Z";
+  }
+
+  // ---------------------------------------------------------------- selection
+  function isSelected(id) { return state.series.some(function (s) { return s.id === id; }); }
+
+  function toggleSeries(id, label, on) {
+    var has = isSelected(id);
+    if (on === undefined) on = !has;
+    if (on && !has) state.series.push({id: id, label: label});
+    if (!on && has) state.series = state.series.filter(function (s) { return s.id !== id; });
+    changed();
+  }
+
+  function renderSelection() {
+    var box = el("selection");
+    box.innerHTML = "";
+    state.series.forEach(function (s, i) {
+      var chip = document.createElement("span");
+      chip.className = "chip";
+      chip.dataset.series = s.id;
+      chip.innerHTML = '<i style="background:' + PALETTE[i % PALETTE.length] + '"></i>';
+      chip.appendChild(document.createTextNode(s.label));
+      var x = document.createElement("button");
+      x.type = "button";
+      x.title = "remove from the plot";
+      x.textContent = "×";
+      x.addEventListener("click", function () { toggleSeries(s.id, s.label, false); });
+      chip.appendChild(x);
+      box.appendChild(chip);
+    });
+    if (state.series.length > 1) {
+      var clear = document.createElement("button");
+      clear.type = "button";
+      clear.className = "linkish";
+      clear.textContent = "clear all";
+      clear.addEventListener("click", function () { state.series = []; changed(); });
+      box.appendChild(clear);
+    }
+    document.querySelectorAll("[data-series-id]").forEach(function (b) {
+      b.setAttribute("aria-pressed", isSelected(Number(b.dataset.seriesId)) ? "true" : "false");
+    });
+  }
+
+  function renderControls() {
+    document.querySelectorAll("button.range").forEach(function (b) {
+      b.classList.toggle("active", state.range === b.dataset.range);
+    });
+    el("start").value = state.range === "custom" ? isoToInput(state.start) : "";
+    el("end").value = state.range === "custom" ? isoToInput(state.end) : "";
+    el("unit").value = state.unit || "auto";
+    el("res").value = state.res || "auto";
+    el("stack").checked = !!state.stack;
+    var q = query();
+    el("csv").href = "/traffic/export.csv?" + q;
+    el("csv-raw").href = "/traffic/export.csv?" + query({raw: "1"});
+    el("json").href = "/traffic/api/data?" + q;
+    ["csv", "csv-raw", "json"].forEach(function (id) { el(id).classList.toggle("disabled", !state.series.length); });
+  }
+
+  function changed(keepZoom) {
+    if (!keepZoom) zoomStack = [];
+    pushUrl();
+    renderSelection();
+    renderControls();
+    load();
+  }
+
+  // ---------------------------------------------------------------- plot
+  function setStatus(text, bad) {
+    var s = el("status");
+    s.textContent = text;
+    s.classList.toggle("bad", !!bad);
+    s.classList.toggle("muted", !bad);
+  }
+
+  function load() {
+    var seq = ++requestSeq;
+    if (!state.series.length) {
+      drawing = true;
+      Plotly.react(el("plot"), [], EMPTY_LAYOUT).then(function () { drawing = false; });
+      el("plot").classList.add("empty");
+      el("stats").hidden = true;
+      setStatus("Pick a switch, a port and a direction on the left (or search).");
+      return;
+    }
+    el("plot").classList.remove("empty");
+    setStatus("Loading…");
+    fetch("/traffic/api/data?" + query({figure: "1"}), {headers: {Accept: "application/json"}})
+      .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); })
+      .then(function (res) {
+        if (seq !== requestSeq) return;   // a newer request superseded this one
+        if (!res.ok) { setStatus(res.body.error || "request failed", true); return; }
+        draw(res.body);
+      })
+      .catch(function (err) { if (seq === requestSeq) setStatus("Could not load the data: " + err, true); });
+  }
+
+  function draw(body) {
+    drawing = true;
+    var fig = body.figure;
+    var config = {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"],
+                  toImageButtonOptions: {filename: "cellar-traffic"}};
+    Plotly.react(el("plot"), fig.data, fig.layout, config).then(function () { drawing = false; });
+    var n = body.series.reduce(function (m, s) { return Math.max(m, s.points.t.length); }, 0);
+    var when = function (iso) { return iso.replace("T", " ").replace(/(:\d\d)(\.\d+)?Z$/, "$1 UTC"); };
+    var text = body.resolution_label + " · " + fmtInt(n) + " points per series · " + when(body.start) +
+      " – " + when(body.end) + " · " + body.unit_label + " · " + body.server_ms + " ms on the server";
+    if (body.notes && body.notes.length) text += " · " + body.notes.join(" · ");
+    setStatus(text);
+    renderStats(body);
+  }
+
+  function renderStats(body) {
+    var tbody = el("stats").querySelector("tbody");
+    tbody.innerHTML = "";
+    body.series.forEach(function (s, i) {
+      var st = s.stats;
+      var total = fmtInt(st.total) + " " + st.total_unit;
+      if (st.total_bytes !== undefined) total += " (" + fmtBytes(st.total_bytes) + ")";
+      var p95 = fmt(st.p95, body.unit) + ' <span class="muted">of ' + st.p95_basis + "</span>";
+      var cov = st.coverage === null ? "–" : (st.coverage * 100).toFixed(1) + " %";
+      var tr = document.createElement("tr");
+      tr.innerHTML = '<td><i class="dot" style="background:' + PALETTE[i % PALETTE.length] + '"></i></td>' +
+        '<td class="num">' + fmt(st.average, body.unit) + '</td><td class="num">' + fmt(st.peak, body.unit) +
+        '</td><td class="num">' + p95 + '</td><td class="num">' + total + '</td><td class="num">' + cov +
+        '</td><td class="num">' + fmtInt(st.flagged) + " of " + fmtInt(st.samples) + "</td>";
+      tr.firstChild.appendChild(document.createTextNode(s.label));
+      tbody.appendChild(tr);
+    });
+    el("stats").hidden = false;
+  }
+
+  function onRelayout(ev) {
+    if (drawing) return;
+    var r0 = ev["xaxis.range[0]"], r1 = ev["xaxis.range[1]"];
+    if (r0 === undefined && ev["xaxis.range"]) { r0 = ev["xaxis.range"][0]; r1 = ev["xaxis.range"][1]; }
+    if (r0 !== undefined && r1 !== undefined) {
+      zoomStack.push({range: state.range, start: state.start, end: state.end});
+      state.range = "custom";
+      state.start = plotlyToIso(r0);
+      state.end = plotlyToIso(r1);
+      changed(true);
+    } else if (ev["xaxis.autorange"]) {
+      var back = zoomStack.pop();
+      if (back) { state.range = back.range; state.start = back.start; state.end = back.end; changed(true); }
+    }
+  }
+
+  // ---------------------------------------------------------------- picker
+  function seriesButton(s, text) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "series";
+    b.dataset.seriesId = s.id;
+    b.textContent = text;
+    b.title = s.label + (s.gone ? " (gone from the agent; history kept)" : "");
+    if (s.gone) b.classList.add("gone");
+    b.setAttribute("aria-pressed", isSelected(s.id) ? "true" : "false");
+    b.addEventListener("click", function () { toggleSeries(s.id, s.label); });
+    return b;
+  }
+
+  var WORD = {"in": "Receive", "out": "Transmit"};
+  var METRIC = {cells: "cells", octets: "octets", ucast_pkts: "packets", discards: "discards", errors: "errors",
+                rejected_cells: "rejected", lost_cells: "lost"};
+
+  function seriesRow(list, isAtm) {
+    var row = document.createElement("div");
+    row.className = "srow";
+    var primary = isAtm ? "cells" : "octets";
+    var main = list.filter(function (s) { return s.metric === primary || (isAtm && s.metric === "octets" && !list.some(function (o) { return o.metric === "cells"; })); });
+    var other = list.filter(function (s) { return main.indexOf(s) < 0; });
+    main.forEach(function (s) { row.appendChild(seriesButton(s, WORD[s.direction] || s.metric)); });
+    other.forEach(function (s) {
+      var b = seriesButton(s, (s.direction === "in" ? "rx " : s.direction === "out" ? "tx " : "") + (METRIC[s.metric] || s.metric));
+      b.classList.add("minor");
+      row.appendChild(b);
+    });
+    return row;
+  }
+
+  function stackVcs(port, direction) {
+    var added = 0;
+    port.vps.forEach(function (vp) {
+      vp.vcs.forEach(function (vc) {
+        vc.series.forEach(function (s) {
+          if (s.direction === direction && (s.metric === "cells" || s.metric === "octets") && !isSelected(s.id) && state.series.length < 50) {
+            state.series.push({id: s.id, label: s.label});
+            added++;
+          }
+        });
+      });
+    });
+    if (added) { state.stack = true; changed(); }
+  }
+
+  function renderPort(port) {
+    var d = document.createElement("details");
+    d.className = "port";
+    var sum = document.createElement("summary");
+    var speed = port.speed_bps ? " · " + fmt(port.speed_bps, "bps").replace("b/s", "b/s") : "";
+    sum.innerHTML = "<b></b> <span class=\"muted\"></span>";
+    sum.firstChild.textContent = port.name;
+    sum.lastChild.textContent = [port.label, port.port_type].filter(Boolean).join(" · ") + speed + (port.gone ? " · gone" : "");
+    d.appendChild(sum);
+    d.appendChild(seriesRow(port.series, port.is_atm));
+    var vcCount = port.vps.reduce(function (n, vp) { return n + vp.vcs.length; }, 0);
+    if (vcCount > 1) {
+      var actions = document.createElement("div");
+      actions.className = "srow";
+      ["in", "out"].forEach(function (dir) {
+        var has = port.vps.some(function (vp) { return vp.vcs.some(function (vc) { return vc.series.some(function (s) { return s.direction === dir; }); }); });
+        if (!has) return;
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "linkish";
+        b.textContent = "stack the " + vcCount + " VCs (" + WORD[dir].toLowerCase() + ")";
+        b.addEventListener("click", function () { stackVcs(port, dir); });
+        actions.appendChild(b);
+      });
+      d.appendChild(actions);
+    }
+    port.vps.forEach(function (vp) {
+      var vd = document.createElement("details");
+      vd.className = "vp";
+      var vs = document.createElement("summary");
+      vs.textContent = "VP:" + vp.vpi + (vp.vcs.length ? "  (" + vp.vcs.length + " VC" + (vp.vcs.length > 1 ? "s" : "") + ")" : "");
+      vd.appendChild(vs);
+      if (vp.series.length) vd.appendChild(seriesRow(vp.series, true));
+      vp.vcs.forEach(function (vc) {
+        var line = document.createElement("div");
+        line.className = "vc";
+        var name = document.createElement("span");
+        name.className = "vcname";
+        name.textContent = "VC:" + vc.vci;
+        if (vc.service_category) name.title = vc.service_category;
+        line.appendChild(name);
+        line.appendChild(seriesRow(vc.series, true));
+        vd.appendChild(line);
+      });
+      d.appendChild(vd);
+    });
+    return d;
+  }
+
+  function renderSwitch(container, tree) {
+    container.innerHTML = "";
+    var atm = tree.ports.filter(function (p) { return p.is_atm; });
+    var ip = tree.ports.filter(function (p) { return !p.is_atm; });
+    [["ATM ports", atm], ["IP interfaces", ip]].forEach(function (group) {
+      if (!group[1].length) return;
+      if (atm.length && ip.length) {
+        var h = document.createElement("div");
+        h.className = "group";
+        h.textContent = group[0];
+        container.appendChild(h);
+      }
+      group[1].forEach(function (p) { if (p.series.length || p.vps.length) container.appendChild(renderPort(p)); });
+    });
+    if (!container.children.length) container.innerHTML = '<p class="muted">No counters polled yet.</p>';
+  }
+
+  function loadTree() {
+    fetch("/traffic/api/inventory").then(function (r) { return r.json(); }).then(function (body) {
+      var tree = el("tree");
+      tree.innerHTML = "";
+      if (!body.switches.length) { tree.innerHTML = '<p class="muted">No switches yet: add one in the inventory.</p>'; return; }
+      var wanted = {};
+      state.series.forEach(function (s) { wanted[s.label.split(" ")[0]] = true; });
+      body.switches.forEach(function (sw) {
+        var d = document.createElement("details");
+        d.className = "switch";
+        d.dataset.switchId = sw.id;
+        var sum = document.createElement("summary");
+        sum.innerHTML = "<b></b> <span class=\"muted\"></span>";
+        sum.firstChild.textContent = sw.name;
+        sum.lastChild.textContent = sw.ports + (sw.ports === 1 ? " port · " : " ports · ") + sw.profile;
+        d.appendChild(sum);
+        var body2 = document.createElement("div");
+        body2.className = "switch-body";
+        body2.innerHTML = '<p class="muted">Loading…</p>';
+        d.appendChild(body2);
+        var loaded = false;
+        d.addEventListener("toggle", function () {
+          if (!d.open || loaded) return;
+          loaded = true;
+          fetch("/traffic/api/inventory/" + sw.id).then(function (r) { return r.json(); })
+            .then(function (t) { renderSwitch(body2, t); });
+        });
+        tree.appendChild(d);
+        if (wanted[sw.name]) d.open = true;
+      });
+    });
+  }
+
+  var searchTimer = null;
+  function search() {
+    var q = el("search").value.trim();
+    var box = el("search-results");
+    if (!q) { box.hidden = true; box.innerHTML = ""; return; }
+    fetch("/traffic/api/series?limit=50&q=" + encodeURIComponent(q)).then(function (r) { return r.json(); }).then(function (body) {
+      if (el("search").value.trim() !== q) return;
+      box.innerHTML = "";
+      box.hidden = false;
+      if (!body.series.length) { box.innerHTML = '<p class="muted">Nothing matches.</p>'; return; }
+      body.series.forEach(function (s) {
+        box.appendChild(seriesButton(s, s.label));
+      });
+      if (body.total > body.series.length) {
+        var more = document.createElement("p");
+        more.className = "muted";
+        more.textContent = (body.total - body.series.length) + " more: refine the search";
+        box.appendChild(more);
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- wiring
+  document.querySelectorAll("button.range").forEach(function (b) {
+    b.addEventListener("click", function () {
+      state.range = b.dataset.range; state.start = null; state.end = null; changed();
+    });
+  });
+  el("custom").addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var start = inputToIso(el("start").value);
+    if (!start) { setStatus("Give a start time (UTC), e.g. 2026-11-22 10:00", true); return; }
+    state.range = "custom"; state.start = start; state.end = inputToIso(el("end").value); changed();
+  });
+  el("unit").addEventListener("change", function () { state.unit = el("unit").value; changed(true); });
+  el("res").addEventListener("change", function () { state.res = el("res").value; changed(true); });
+  el("stack").addEventListener("change", function () { state.stack = el("stack").checked; changed(true); });
+  el("search").addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(search, 200); });
+  ["csv", "csv-raw", "json"].forEach(function (id) {
+    el(id).addEventListener("click", function (ev) { if (!state.series.length) ev.preventDefault(); });
+  });
+
+  renderSelection();
+  renderControls();
+  loadTree();
+  Plotly.newPlot(el("plot"), [], EMPTY_LAYOUT, {displaylogo: false, responsive: true}).then(function () {
+    el("plot").on("plotly_relayout", onRelayout);
+    load();
+  });
+})();

@@ -1,0 +1,135 @@
+"""Traffic views: the plot page, its JSON, the CSV export and the inventory/series API.
+
+Read-only and open without login. Views only parse, delegate (service, catalog, plots,
+csvexport) and answer; bad input is a 400 whose message says what was wrong, never a 500.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from typing import Callable
+
+from urllib.parse import urlencode
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from webapp.inventory.models import Switch
+from webapp.traffic import catalog, csvexport, openapi, params, plots, queries, service, tiers, units
+from webapp.traffic.catalog import UnknownSeries
+from webapp.traffic.params import BadRequest
+from webapp.traffic.units import UnitError
+
+BAD = (BadRequest, UnknownSeries, UnitError)
+
+
+def answers_400(kind: str) -> Callable:
+    """Turn bad input into a 400 (JSON, HTML or plain text) carrying the message."""
+    def wrap(view: Callable) -> Callable:
+        @functools.wraps(view)
+        def inner(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            try:
+                return view(request, *args, **kwargs)
+            except BAD as exc:
+                if kind == "json":
+                    return JsonResponse({"error": str(exc)}, status=400)
+                if kind == "html":
+                    return render(request, "traffic/bad_request.html", {"message": str(exc)}, status=400)
+                return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
+        return require_GET(inner)
+    return wrap
+
+
+@answers_400("html")
+def page(request: HttpRequest) -> HttpResponse:
+    req = params.parse(request.GET)
+    selected = catalog.load_series(list(req.series_ids))
+    if req.unit != "auto":
+        for s in selected:
+            units.factor(s, req.unit)
+    if req.range == "custom":
+        params.resolve_range(req, timezone.now(), None)
+    state = {"series": [s.as_json() for s in selected], "range": req.range,
+             "start": params.iso(req.start) if req.start else None, "end": params.iso(req.end) if req.end else None,
+             "unit": req.unit, "res": req.res, "stack": req.stack}
+    return render(request, "traffic/plot.html", {
+        "state": state, "ranges": tiers.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [
+            (u.key, u.label) for u in units.UNITS.values()],
+        "resolutions": [("auto", "automatic")] + [(r, tiers.RES_LABEL[r]) for r in tiers.RESOLUTIONS]})
+
+
+@answers_400("json")
+def data(request: HttpRequest) -> JsonResponse:
+    started = time.perf_counter()
+    req = params.parse(request.GET)
+    with queries.reading():
+        plan, _ = service.resolve(req)
+        plotted = service.fetch(plan)
+    body = service.data_json(plan, plotted)
+    if request.GET.get("figure") == "1":
+        body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
+                                     plan.req.stack)
+    body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    response = JsonResponse(body)
+    response["Server-Timing"] = f"app;dur={body['server_ms']}"
+    return response
+
+
+@answers_400("text")
+def export(request: HttpRequest) -> StreamingHttpResponse:
+    raw = request.GET.get("raw") == "1"
+    plan, _ = service.resolve(params.parse(request.GET), for_csv=True, res="raw" if raw else None)
+    response = StreamingHttpResponse(csvexport.stream(plan), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{csvexport.filename(plan)}"'
+    return response
+
+
+@answers_400("json")
+def series_list(request: HttpRequest) -> JsonResponse:
+    try:
+        limit = int(request.GET.get("limit", "200"))
+    except ValueError:
+        raise BadRequest(f"limit={request.GET['limit']!r} is not a number") from None
+    if not 1 <= limit <= 1000:
+        raise BadRequest("limit must be between 1 and 1000")
+    g = request.GET
+    hits, total = catalog.search(g.get("q", ""), g.get("switch", ""), g.get("port", ""), g.get("direction", ""),
+                                 g.get("metric", ""), limit)
+    return JsonResponse({"series": [s.as_json() for s in hits], "total": total})
+
+
+@require_GET
+def inventory(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"switches": catalog.switches()})
+
+
+@require_GET
+def inventory_switch(request: HttpRequest, switch_id: int) -> JsonResponse:
+    switch = Switch.objects.filter(pk=switch_id).first()
+    if switch is None:
+        return JsonResponse({"error": f"unknown switch id {switch_id}"}, status=404)
+    return JsonResponse(catalog.switch_tree(switch))
+
+
+@require_GET
+def for_port(request: HttpRequest, switch: str, port: str) -> HttpResponse:
+    """/traffic/port/<switch>/<port>/[?vpi=N[&vci=N]][&direction=in|out]: the plot of that port,
+    VP or VC (its traffic in both directions) for links from other pages that know names, not ids."""
+    try:
+        ids = catalog.entity_series(switch, port, request.GET.get("vpi"), request.GET.get("vci"),
+                                    request.GET.get("direction", ""))
+    except LookupError as exc:
+        return render(request, "traffic/bad_request.html", {"message": str(exc)}, status=404)
+    keep = {k: v for k, v in request.GET.items() if k in ("range", "start", "end", "unit", "res", "stack")}
+    query = params.PlotRequest(tuple(ids)).query() + ("&" + urlencode(keep) if keep else "")
+    if keep:
+        query = query.replace("range=24h&", "")
+    return HttpResponseRedirect(f"{reverse('traffic:plot')}?{query}")
+
+
+@require_GET
+def openapi_json(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(openapi.spec())

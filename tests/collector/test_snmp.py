@@ -475,7 +475,8 @@ def test_dead_agent_does_not_delay_live_ones(agent):
     live = mixed[2:]
     assert all(isinstance(x, float) for x in live), live
     # CPU-bound work (pysnmp decoding) shares one loop; the dead targets add nothing
-    assert max(live) < max(alone) * 1.3 + 0.5 and max(live) < 3.0, (alone, live)
+    # Relative to the same work without the dead targets, so a loaded machine does not fail it.
+    assert max(live) < max(alone) * 1.3 + 0.5, (alone, live)
     # The dead ones take their timeout budget (2 s x 2 tries), not more than that plus the live work.
     assert 4.0 <= total < 4.0 + max(alone) + 2.0, (total, alone)
 

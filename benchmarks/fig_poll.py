@@ -92,7 +92,8 @@ def _measure(ctx: Context, key: str, title: str, switch, address: str, port: int
     m.notes.append(f"median {med_rate:,.0f} samples per worker CPU-second; wall time per poll "
                    f"{statistics.median(walls) * 1000:,.0f} ms (agent-bound)")
     if samples_c != samples_r:
-        m.notes.append(f"sample counts differ: Cellar {samples_c}, snmpbulkwalk {samples_r}")
+        m.notes.append(f"samples per poll: Cellar {samples_c:,}, snmpbulkwalk {samples_r:,} (Cellar's row also holds "
+                       f"the scalars that tell a counter reset, read by GET: FORE switchCounterResetTime)")
     dbm = Measure(f"{key}-db", f"{title}: PostgreSQL backend CPU of the same polls (not in the worker's)",
                   "DB CPU s / 10k samples", db_cpu, higher_is_better=False)
     return [m, dbm]

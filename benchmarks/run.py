@@ -3,7 +3,8 @@
 Measures Cellar against the fastest reference on this machine, in the same run, and writes the
 table (dated, with the machine's description) to docs/benchmarks.md between the GENERATED
 markers, keeping the hand-written notes below them. --smoke runs every figure at a tiny size in
-under a minute (for `make test`) and writes state/bench/benchmarks-smoke.md instead.
+under a minute (for `make test`) and writes state/bench/benchmarks-smoke.md instead. The figures
+as JSON and the run's log go to state/bench/ (beside --output when one is given).
 
 Figures: poll (1), ingest (2), plot (3), csv (4), storage (5), scale (6).
 The benchmark uses a database of its own (cellar_bench, dropped and re-created per run) on
@@ -44,7 +45,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--only", default="", help=f"comma-separated figures among {', '.join(FIGURES)}")
     p.add_argument("--output", help="markdown file to write (default docs/benchmarks.md, "
                                     "state/bench/benchmarks-smoke.md with --smoke)")
-    p.add_argument("--json", help="also write the figures as JSON here (default: next to --output)")
+    p.add_argument("--json", help="also write the figures as JSON here (default: state/bench/benchmarks.json, "
+                                  "or beside --output when it is given)")
     p.add_argument("--keep-db", action="store_true", help="do not drop the benchmark database at the end")
     args = p.parse_args(argv)
     if args.runs < 1:
@@ -56,8 +58,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     args.figures = only or list(FIGURES)
     if args.output is None:
         args.output = str(ROOT / ("state/bench/benchmarks-smoke.md" if args.smoke else "docs/benchmarks.md"))
+        # the figures as JSON and the run's log go to state/ (git-ignored), not beside docs/benchmarks.md
+        aux = ROOT / "state" / "bench" / ("benchmarks-smoke" if args.smoke else "benchmarks")
+    else:
+        aux = Path(args.output).with_suffix("")
     if args.json is None:
-        args.json = str(Path(args.output).with_suffix(".json"))
+        args.json = f"{aux}.json"
+    args.log = f"{aux}.log"
     return args
 
 
@@ -113,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="cellar-bench-", dir="/tmp"))
     os.chmod(work, 0o755)
-    log_file = Path(args.output).with_suffix(".log")
+    log_file = Path(args.log)
     log_file.parent.mkdir(parents=True, exist_ok=True)
     log_file.write_text("")
     url = db.url_for(db.BENCH_DB)
@@ -165,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     machine = procstat.machine()
     generated = render(ctx, measures, failures, machine, versions, args, seconds)
     write_doc(Path(args.output), generated)
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps({
         "smoke": args.smoke, "runs": args.runs, "seconds": seconds, "figures": args.figures,
         "machine": machine, "versions": versions, "info": ctx.info, "failures": failures,

@@ -47,18 +47,18 @@ class _Catalog:
     plan: RowPlan | None = None
     plan_widths: list[int] | None = None
     signature: tuple = ()              # the Series rows as read: an unchanged reload keeps the plan
+    # The last row this process wrote for the switch: (stored time, layout id, uptime, the row as
+    # PreviousRow). previous_row() uses it only after the database confirms that this row is
+    # still the latest one before the poll.
+    last_row: tuple[datetime, int, int | None, PreviousRow] | None = None
 
 
 _catalogs: dict[int, _Catalog] = {}
-# The last row this process wrote per switch: (stored time, row as PreviousRow). previous_row()
-# uses it only after the database confirms that it is still the latest row before the poll.
-_last_rows: dict[int, tuple[datetime, PreviousRow]] = {}
 
 
 def forget(switch_id: int) -> None:
-    """Drop the cached catalog (after discovery, or in tests)."""
+    """Drop the cached catalog and last row (after discovery, or in tests)."""
     _catalogs.pop(switch_id, None)
-    _last_rows.pop(switch_id, None)
 
 
 def _catalog(switch_id: int) -> _Catalog:
@@ -229,16 +229,17 @@ def previous_row(switch_id: int, before: float) -> PreviousRow | None:
     When it is the row this process wrote last (the database says which row it is: its time),
     the copy kept in memory is used instead of reading and decoding its arrays again.
     """
-    cached = _last_rows.get(switch_id)
+    cat = _catalogs.get(switch_id)
+    cached = cat.last_row if cat is not None else None
     with connection.cursor() as cur:
         if cached is not None:
-            cur.execute("SELECT time FROM traffic_sample WHERE switch_id = %s AND time < %s "
+            cur.execute("SELECT time, layout_id, uptime_cs FROM traffic_sample WHERE switch_id = %s AND time < %s "
                         "ORDER BY time DESC LIMIT 1", [switch_id, writer.to_datetime(before)])
             row = cur.fetchone()
             if row is None:
                 return None
-            if row[0] == cached[0]:
-                return cached[1]
+            if tuple(row) == cached[:3]:
+                return cached[3]
         cur.execute(
             "SELECT extract(epoch FROM s.time)::float8, s.uptime_cs, s.raw, l.series_ids, s.layout_id "
             "FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id "
@@ -265,8 +266,8 @@ def ingest(result: PollResult, switch: Switch | None = None) -> int:
     written = writer.write_samples([row])
     if written:
         stored = writer.to_datetime(result.at)
-        _last_rows[switch.id] = (stored, PreviousRow(stored.timestamp(), row.uptime_cs, None, row.layout_id,
-                                                     plan.series_ids, row.raw))
+        _catalog(switch.id).last_row = (stored, row.layout_id, row.uptime_cs, PreviousRow(
+            stored.timestamp(), row.uptime_cs, None, row.layout_id, plan.series_ids, row.raw))
     return written
 
 

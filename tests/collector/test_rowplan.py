@@ -127,7 +127,8 @@ def test_previous_row_cache_is_confirmed_by_the_database():
     readings2 = {("ifHCInOctets", "1"): CounterReading(5, 64)}
     assert ingest.ingest(PollResult(sw.id, 1_700_000_015.5, 1600, readings2, {})) == 1
     cached = ingest.previous_row(sw.id, 1_700_000_030.0)
-    ingest._last_rows.clear()
+    assert cached is ingest._catalogs[sw.id].last_row[3]      # the copy in memory, confirmed by the database
+    ingest._catalogs[sw.id].last_row = None
     fresh = ingest.previous_row(sw.id, 1_700_000_030.0)
     assert (cached.at, cached.uptime_cs, cached.value_map()) == (fresh.at, fresh.uptime_cs, fresh.value_map())
     assert fresh.value_map() == {s1.id: 5}

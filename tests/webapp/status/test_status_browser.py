@@ -2,46 +2,23 @@
 there, readable, and fit the window; screenshots go to /tmp/cellar-shots/ for a human look."""
 from __future__ import annotations
 
-import os
-import shutil
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 
+from tests.browser import SHOTS, chromium
 from tests.webapp.status.conftest import SECRETS, build_network
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path("/tmp/cellar-shots")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not os.path.exists(CHROMIUM) or shutil.which("chromium") is None,
-                       reason="Debian chromium is not installed"),
 ]
 
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make
-    # around it are synchronous and safe (Django's documented escape hatch for this case).
-    old = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with playwright.sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            yield b
-            b.close()
-    finally:
-        if old is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = old
+    yield from chromium()
 
 
 @pytest.fixture

@@ -4,50 +4,27 @@ Screenshots go to /tmp/cellar-shots/traffic-*.png for a human look."""
 from __future__ import annotations
 
 import csv
-import os
-import shutil
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
 from collector import rollup
 from collector.rollup import floor_time
+from tests.browser import SHOTS, chromium
 from tests.webapp.traffic import traffic_factory as f
 from tests.webapp.traffic.conftest import RX, TX
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path("/tmp/cellar-shots")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("plain_static"),
-    pytest.mark.skipif(not os.path.exists(CHROMIUM) or shutil.which("chromium") is None,
-                       reason="Debian chromium is not installed"),
 ]
 
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    # Playwright's sync API runs an event loop in this thread; the ORM calls around it are
-    # synchronous and safe (Django's documented escape hatch).
-    old = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with playwright.sync_playwright() as p:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            yield b
-            b.close()
-    finally:
-        if old is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = old
+    yield from chromium()
 
 
 class Page:

@@ -219,8 +219,8 @@ def run(ctx: Context) -> list[Measure]:
                    "DATABASE_STATEMENT_TIMEOUT_MS": "60000"}
             celery = [sys.executable, "-m", "celery", "-A", "collector.celery_app"]
             reuse = os.environ.get("CELLAR_BENCH_DB_REUSE_MAX")
-            # Experiment switch (not the default): Celery's Django fixup closes every database
-            # connection before and after each task unless CELERY_DB_REUSE_MAX is set.
+            # Experiment switch: another CELERY_DB_REUSE_MAX than collector/celery_app's 1000
+            # (0: Celery's Django fixup closes every connection before and after each task).
             worker_cmd = celery if not reuse else [
                 sys.executable, "-c", "import os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', "
                 "'webapp.settings'); from django.conf import settings; "

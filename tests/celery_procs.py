@@ -105,3 +105,13 @@ class CeleryProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
         self.log.close()
+
+
+def wait_for(predicate, timeout: float, step: float = 0.1) -> bool:
+    """Poll `predicate` until it is true (True) or `timeout` seconds have passed (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False

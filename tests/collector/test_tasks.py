@@ -8,7 +8,7 @@ from django.core.management import call_command
 
 from celery import Celery
 from tests.agents import NetSnmpAgent
-from tests.celery_procs import CeleryProcess, RedisServer
+from tests.celery_procs import CeleryProcess, RedisServer, wait_for
 from webapp.inventory.models import Switch
 from webapp.traffic.models import PollLog
 
@@ -42,15 +42,6 @@ def _switch(agent, name: str, interval: int) -> Switch:
     return Switch.objects.get(name=name)
 
 
-def _wait(predicate, timeout: float, step: float = 0.25) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return False
-
-
 def test_worker_polls_and_a_late_poll_is_dropped(snmpd, producer_app, redis_server, tmp_path):
     import urllib.request
 
@@ -62,7 +53,7 @@ def test_worker_polls_and_a_late_poll_is_dropped(snmpd, producer_app, redis_serv
     try:
         worker.wait_for_log("ready.")
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls")
-        assert _wait(lambda: PollLog.objects.filter(switch_id=switch.id).exists(), 30), worker.tail()
+        assert wait_for(lambda: PollLog.objects.filter(switch_id=switch.id).exists(), 30), worker.tail()
         # The poller reports on itself in Prometheus format.
         text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
         assert 'cellar_polls_total{status="ok",switch="t-worker"} 1.0' in text
@@ -87,11 +78,11 @@ def test_never_two_polls_of_one_switch_at_once(snmpd, producer_app, redis_server
     try:
         worker.wait_for_log("ready.")
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls")
-        assert _wait(lambda: "skipped: the previous one is still running" in worker.tail(20000), 20), worker.tail()
+        assert wait_for(lambda: "skipped: the previous one is still running" in worker.tail(20000), 20), worker.tail()
         assert not PollLog.objects.filter(switch_id=switch.id).exists()
         client.delete(f"cellar:poll-lock:{switch.id}")
         producer_app.send_task("cellar.poll_switch", (switch.id,), queue="polls")
-        assert _wait(lambda: PollLog.objects.filter(switch_id=switch.id).count() == 1, 20), worker.tail()
+        assert wait_for(lambda: PollLog.objects.filter(switch_id=switch.id).count() == 1, 20), worker.tail()
     finally:
         worker.kill()
 

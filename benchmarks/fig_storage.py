@@ -140,4 +140,4 @@ def run(ctx: Context) -> list[Measure]:
     m.notes.append(f"stored bytes per reading by column (pg_column_size, last run): raw {pc['raw']:.2f}, "
                    f"delta {pc['delta']:.2f}, flags {pc['flags']:.2f}, whole row {pc['row']:.2f}; "
                    f"heap {details['table']:,} B, TOAST {details['toast']:,} B, index {details['index']:,} B")
-    return [m] + storage_options.run(ctx, only=("copy", "lz4") if ctx.smoke else None)
+    return [m] + storage_options.run(ctx, only=("copy", "pglz") if ctx.smoke else None)

@@ -4,8 +4,8 @@ Each option is a hypertable of its own (1-day chunks, the same primary key), fil
 traffic_sample with INSERT ... SELECT, vacuumed, and measured like figure 5:
 hypertable_detailed_size / readings. "copy" is traffic_sample copied as it is, the baseline of
 the options (a bulk copy packs slightly differently from rows written poll by poll).
-None of these changes the schema of Cellar: a chosen one becomes a migration
-(migrations/traffic/0099_proposed_*.py.txt).
+None of these changes the schema of Cellar: a chosen one becomes a migration (lz4 was chosen:
+migrations/traffic/0008_lz4_sample_arrays.py; "pglz" is what it replaced).
 """
 from __future__ import annotations
 
@@ -18,17 +18,18 @@ BASE_COLS = "time timestamptz NOT NULL, uptime_cs bigint, switch_id integer NOT 
 
 # name -> (description, extra column DDL, column settings, SELECT list producing the columns)
 OPTIONS: dict[str, tuple[str, str, list[str], str]] = {
-    "copy": ("as stored now (pglz TOAST compression), rewritten in one bulk INSERT",
-             "raw bigint[] NOT NULL, delta bigint[] NOT NULL, flags smallint[] NOT NULL", [],
+    "copy": ("as stored now (lz4 TOAST compression, migration 0008), rewritten in one bulk INSERT",
+             "raw bigint[] NOT NULL, delta bigint[] NOT NULL, flags smallint[] NOT NULL",
+             ["raw SET COMPRESSION lz4", "delta SET COMPRESSION lz4", "flags SET COMPRESSION lz4"],
              "raw, delta, flags"),
     "uncompressed": ("no TOAST compression (STORAGE EXTERNAL): what compression saves",
                      "raw bigint[] NOT NULL, delta bigint[] NOT NULL, flags smallint[] NOT NULL",
                      ["raw SET STORAGE EXTERNAL", "delta SET STORAGE EXTERNAL", "flags SET STORAGE EXTERNAL"],
                      "raw, delta, flags"),
-    "lz4": ("lz4 instead of pglz on the three arrays",
-            "raw bigint[] NOT NULL, delta bigint[] NOT NULL, flags smallint[] NOT NULL",
-            ["raw SET COMPRESSION lz4", "delta SET COMPRESSION lz4", "flags SET COMPRESSION lz4"],
-            "raw, delta, flags"),
+    "pglz": ("pglz, PostgreSQL's default, on the three arrays (before migration 0008)",
+             "raw bigint[] NOT NULL, delta bigint[] NOT NULL, flags smallint[] NOT NULL",
+             ["raw SET COMPRESSION pglz", "delta SET COMPRESSION pglz", "flags SET COMPRESSION pglz"],
+             "raw, delta, flags"),
     "flags-null": ("flags NULL when every flag of the row is 0",
                    "raw bigint[] NOT NULL, delta bigint[] NOT NULL, flags smallint[]", [],
                    "raw, delta, CASE WHEN flags = array_fill(0::smallint, ARRAY[cardinality(flags)]) "

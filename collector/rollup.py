@@ -320,8 +320,6 @@ def execute(step: Step, advance: bool | None = None) -> None:
     advance = step.forward if advance is None else advance
     params = {"lo": step.lo, "hi": step.hi, "switch": step.switch_id}
     with transaction.atomic(), connection.cursor() as cur:
-        # JIT compiles plans over many chunks for seconds; these statements run in milliseconds.
-        cur.execute("SET LOCAL jit = off")
         cur.execute(delete_sql(tier, one), params)
         cur.execute(raw_rollup_sql(tier, one) if tier.source is None else tier_rollup_sql(tier, one), params)
         if advance:

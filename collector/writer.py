@@ -74,9 +74,12 @@ def write_samples(rows: Iterable[SampleRow]) -> int:
                                       array_text(_signed(r.raw)), array_text(r.delta), flags_text(r.flags)])
             return cur.rowcount
     with transaction.atomic(), connection.cursor() as cur:
+        # INCLUDING COMPRESSION: INSERT ... SELECT moves the arrays as the temporary table
+        # compressed them, never recompressed, so they must be compressed as traffic_sample's are
+        # (lz4, migration 0008); with pglz here the batch path stored 4 % more, read 1.5x slower.
         cur.execute(
             "CREATE TEMP TABLE IF NOT EXISTS cellar_sample_in "
-            "(LIKE traffic_sample INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+            "(LIKE traffic_sample INCLUDING DEFAULTS INCLUDING COMPRESSION) ON COMMIT DELETE ROWS")
         with cur.copy(f"COPY cellar_sample_in ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
             for r in rows:
                 copy.write(_copy_line(r))

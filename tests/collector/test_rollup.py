@@ -6,7 +6,6 @@ own counter math from Counter32 readings that wrap, so the totals are the true i
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 
 import pytest

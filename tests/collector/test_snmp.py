@@ -32,8 +32,7 @@ from tests.agents import (  # noqa: E402
     parse_tool_output, snmpd_available,
 )
 
-# No skipping: `make test` installs net-snmp; a missing snmpd must fail loudly, not pass quietly.
-needs_snmpd = pytest.mark.usefixtures()
+# No skipping: `make test` installs net-snmp; a missing snmpd fails the tests that start one.
 
 SYS_DESCR = "1.3.6.1.2.1.1.1.0"
 SYS_OBJECT_ID = "1.3.6.1.2.1.1.2.0"
@@ -201,7 +200,6 @@ def test_bad_oids_rejected():
 # ---------------------------------------------------------------------------------------
 # Against a real snmpd
 
-@needs_snmpd
 @pytest.mark.parametrize("kind,backend", KINDS, ids=KIND_IDS)
 def test_get_scalars(agent, kind, backend):
     ref = parse_tool_output(agent.run_tool("snmpget", SYS_DESCR, SYS_OBJECT_ID))
@@ -236,7 +234,6 @@ def compare_with_reference(ours: dict, before: dict, after: dict):
         assert isinstance(v, int) and b <= v <= a, (oid, b, v, a)
 
 
-@needs_snmpd
 @pytest.mark.parametrize("kind,backend", KINDS, ids=KIND_IDS)
 def test_walk_iftable_equals_snmpbulkwalk(agent, kind, backend):
     async def main():
@@ -251,7 +248,6 @@ def test_walk_iftable_equals_snmpbulkwalk(agent, kind, backend):
     compare_with_reference(flatten(ours), before, after)
 
 
-@needs_snmpd
 @pytest.mark.parametrize("kind,backend", [k for k in KINDS if k[0] != "v1"],
                          ids=[i for i in KIND_IDS if not i.startswith("v1")])
 def test_walk_ifxtable_counter64_equals_snmpbulkwalk(agent, kind, backend):
@@ -265,7 +261,6 @@ def test_walk_ifxtable_counter64_equals_snmpbulkwalk(agent, kind, backend):
     assert all(isinstance(v, int) for v in ours[f"{IF_X_TABLE}.6"].values())   # HC octets
 
 
-@needs_snmpd
 @pytest.mark.parametrize("backend", ["fast", "pysnmp"])
 def test_v1_walk_of_counter64_column_is_empty(agent, backend):
     async def main():
@@ -276,7 +271,6 @@ def test_v1_walk_of_counter64_column_is_empty(agent, backend):
     assert r[f"{IF_TABLE}.2"]
 
 
-@needs_snmpd
 @pytest.mark.parametrize("kind,backend", [k for k in KINDS if k != ("v1", "pysnmp")],
                          ids=[i for i in KIND_IDS if i != "v1-pysnmp"])
 def test_walk_large_table_multibyte_indexes_exact(agent, kind, backend):
@@ -301,7 +295,6 @@ def test_walk_large_table_multibyte_indexes_exact(agent, kind, backend):
         assert stats.requests < len(flat) / 20
 
 
-@needs_snmpd
 @pytest.mark.parametrize("backend", ["fast", "pysnmp"])
 def test_walk_with_agent_truncating_bulk_answers(small_bulk_agent, backend):
     """The agent answers 5 columns x 25 repetitions with 7 varbinds: partial rows."""
@@ -315,7 +308,6 @@ def test_walk_with_agent_truncating_bulk_answers(small_bulk_agent, backend):
     assert stats.varbinds <= 7 * stats.requests
 
 
-@needs_snmpd
 @pytest.mark.parametrize("version,backend", V1V2_BACKENDS, ids=V1V2_IDS)
 def test_value_types(agent, version, backend):
     async def main():
@@ -330,7 +322,6 @@ def test_value_types(agent, version, backend):
     assert list(r["1.3.6.1.2.1.1.3"]) == [(0,)]
 
 
-@needs_snmpd
 @pytest.mark.parametrize("version,backend", V1V2_BACKENDS, ids=V1V2_IDS)
 def test_get_chunks_large_requests(agent, version, backend):
     oids = [f"{c}.{i}" for c in IF_COLUMNS for i in (1, 2, 3)] + ["1.3.6.1.2.1.1.5.0"]
@@ -344,7 +335,6 @@ def test_get_chunks_large_requests(agent, version, backend):
     assert stats.requests == 2   # at most 40 varbinds per PDU
 
 
-@needs_snmpd
 @pytest.mark.parametrize("backend", ["fast", "pysnmp"])
 def test_concurrent_calls_on_one_session(agent, backend):
     async def main():
@@ -359,7 +349,6 @@ def test_concurrent_calls_on_one_session(agent, backend):
 # ---------------------------------------------------------------------------------------
 # Failures
 
-@needs_snmpd
 @pytest.mark.parametrize("version,backend", V1V2_BACKENDS, ids=V1V2_IDS)
 def test_wrong_community_times_out_quickly(agent, version, backend):
     t = SnmpTarget("127.0.0.1", agent.port, version=version, community=SECRET_COMMUNITY,
@@ -377,7 +366,6 @@ def test_wrong_community_times_out_quickly(agent, version, backend):
     assert_no_secrets(err)
 
 
-@needs_snmpd
 @pytest.mark.parametrize("change", [
     dict(auth_key=SECRET_AUTH),                                   # wrong digest
     dict(v3_user="nosuchuser"),                                   # unknown user
@@ -399,7 +387,6 @@ def test_v3_auth_errors(agent, change, caplog):
     assert_no_secrets(caplog.text, secrets=secrets)
 
 
-@needs_snmpd
 def test_v3_wrong_priv_key_is_timeout_with_hint(agent):
     # net-snmp silently drops PDUs it cannot decrypt (no report): looks like a timeout
     t = dataclasses.replace(target_for(agent, "v3priv", timeout=0.5, retries=0),
@@ -442,7 +429,6 @@ def test_dead_port_times_out(kind, backend):
     assert_no_secrets(err)
 
 
-@needs_snmpd
 def test_dead_agent_does_not_delay_live_ones(agent):
     """20 targets in one gather: 2 dead (v2c + v3) and 18 live ones of every kind; the live
     ones finish in about their own time, long before the dead ones time out."""
@@ -481,7 +467,6 @@ def test_dead_agent_does_not_delay_live_ones(agent):
     assert 4.0 <= total < 4.0 + max(alone) + 2.0, (total, alone)
 
 
-@needs_snmpd
 def test_same_v3_user_name_with_different_keys_on_two_agents():
     """pysnmp's USM table is keyed by user name: Engine keeps such users apart."""
     u1 = V3User("ops", "SHA", "first-auth-key", "AES", "first-priv-key")
@@ -929,7 +914,6 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-@needs_snmpd
 def test_fast_walk_cpu_throughput(agent):
     async def main():
         async with SnmpSession(target_for(agent, "v2c", max_repetitions=25)) as s:

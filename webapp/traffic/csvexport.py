@@ -107,7 +107,7 @@ def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict
     return f"SELECT {iso_sql('x.t')}, {merged} FROM ({union}) AS x(t, {cols}) GROUP BY x.t ORDER BY x.t", params
 
 
-def bucket_sql(p: Plan, flat: dict | None) -> tuple[str, dict]:
+def bucket_sql(p: Plan) -> tuple[str, dict]:
     """Buckets of the plot's tier (materialized rows, then the live tail), pivoted per series."""
     width = TIER[p.res].seconds
     params: dict = {"ids": [s.id for s in p.series], "lo": p.start, "hi": p.end,
@@ -118,7 +118,7 @@ def bucket_sql(p: Plan, flat: dict | None) -> tuple[str, dict]:
                        f"FROM {TIER[p.res].table} WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
         params["mlo"], params["mhi"] = p.main[1], p.main[2]
     if p.tail:
-        params.update(queries.tail_params(p.series, p.tail, flat))
+        params.update(queries.tail_params(p.series, p.tail))
         sources.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, samples, flagged "
                        f"FROM ({queries.tail_sql(p.res, p.tail)}) t")
     pivot, out = [], []
@@ -154,7 +154,7 @@ def sql_for(p: Plan) -> tuple[str, dict]:
     if p.res == "raw":
         switches = list(dict.fromkeys(s.switch_id for s in p.series))
         return raw_sql(p, queries.layout_positions(switches, {s.id for s in p.series}))
-    return bucket_sql(p, None)
+    return bucket_sql(p)
 
 
 def stream(p: Plan) -> Iterator[bytes]:

@@ -97,9 +97,10 @@ SCHEMAS = {
         "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
         "kind": {"type": "string", "enum": ["nodata", "withheld", "missed"]}, "reason": {"type": "string"}}},
     "SeriesData": {"allOf": [{"$ref": "#/components/schemas/Series"}, {
-        "type": "object", "required": ["factor", "stats", "points", "gaps"], "properties": {
+        "type": "object", "required": ["factor", "stats", "n_points", "gaps"], "properties": {
             "factor": {"type": "number"}, "stats": {"$ref": "#/components/schemas/Stats"},
-            "points": {"$ref": "#/components/schemas/Points"},
+            "n_points": {"type": "integer"},
+            "points": {"$ref": "#/components/schemas/Points", "description": "left out with points=0"},
             "gaps": {"type": "array", "items": {"$ref": "#/components/schemas/Gap"}}}}]},
     "Data": {"type": "object", "required": ["start", "end", "resolution", "unit", "series"], "properties": {
         "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
@@ -112,7 +113,17 @@ SCHEMAS = {
         "figure": {"type": "object", "description": "Plotly figure {data, layout} (figure=1)",
                    "required": ["data", "layout"],
                    "properties": {"data": {"type": "array"}, "layout": {"type": "object"}}}}},
+    "P95": {"type": "object", "required": ["start", "end", "unit", "p95_basis", "series"], "properties": {
+        "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
+        "unit": {"type": "string", "enum": list(units.UNITS)},
+        "p95_basis": {"type": "string", "enum": list(tiers.RESOLUTIONS),
+                      "description": "the resolution whose rates the percentile is taken over"},
+        "server_ms": {"type": "number"},
+        "series": {"type": "array", "items": {"type": "object", "required": ["id", "p95"], "properties": {
+            "id": {"type": "integer"}, "label": {"type": "string"}, "p95": NULLABLE_NUMBER}}}}},
 }
+
+ON_OFF = {"type": "string", "enum": ["0", "1"]}
 
 
 def spec() -> dict:
@@ -140,9 +151,22 @@ def spec() -> dict:
             "/traffic/api/data": {"get": {
                 "operationId": "seriesData", "summary": "Data of series over a range, at the plot's resolution",
                 "parameters": SELECTION_PARAMS + [
-                    {"name": "figure", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]},
-                     "description": "1: also return the Plotly figure the page draws."}],
+                    {"name": "figure", "in": "query", "schema": ON_OFF,
+                     "description": "1: also return the Plotly figure the page draws (long columns as Plotly "
+                                    "typed arrays: {dtype: f8, bdata: base64 of little-endian float64}, x in "
+                                    "epoch milliseconds, NaN where the line breaks)."},
+                    {"name": "points", "in": "query", "schema": {**ON_OFF, "default": "1"},
+                     "description": "0: leave out the point columns (n_points still says how many)."},
+                    {"name": "p95", "in": "query", "schema": {**ON_OFF, "default": "1"},
+                     "description": "0: leave out the 95th percentile (stats.p95 null), which reads a finer "
+                                    "resolution than the points; /traffic/api/p95 gives it on its own."}],
                 "responses": {"200": json_ok("Data", "Points, gaps and statistics per series"), "400": ERROR}}},
+            "/traffic/api/p95": {"get": {
+                "operationId": "seriesP95", "summary": "95th percentile of each series' rates over a range",
+                "description": "Over the finest resolution with at most 20,000 points per series (a year: "
+                               "1-hour averages), in the unit asked for; same selection as /traffic/api/data.",
+                "parameters": SELECTION_PARAMS,
+                "responses": {"200": json_ok("P95", "Per series"), "400": ERROR}}},
             "/traffic/api/inventory": {"get": {
                 "operationId": "inventory", "summary": "Switches",
                 "responses": {"200": json_ok("Inventory", "All switches")}}},

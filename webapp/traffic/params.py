@@ -109,9 +109,7 @@ def parse(params: Mapping) -> PlotRequest:
     res = _one(params, "res", "auto")
     if res not in tiers.CHOICES:
         raise BadRequest(f"unknown resolution {res!r}; use one of {', '.join(tiers.CHOICES)}")
-    stack_text = _one(params, "stack", "0").lower()
-    if stack_text not in ("0", "1", "true", "false", "on", "off", "yes", "no"):
-        raise BadRequest(f"stack={stack_text!r}: use 1 or 0")
+    stack = on_off(params, "stack", False)
     start_text, end_text = _one(params, "start"), _one(params, "end")
     rng = _one(params, "range", "custom" if (start_text or end_text) else "24h")
     if rng not in tiers.RANGE_CHOICES:
@@ -123,7 +121,20 @@ def parse(params: Mapping) -> PlotRequest:
         raise BadRequest("a custom range needs start (and end, default now), ISO 8601")
     if rng != "custom" and (start or end):
         raise BadRequest(f"range={rng} and start/end contradict; give one or the other")
-    return PlotRequest(ids, rng, start, end, unit, res, stack_text in ("1", "true", "on", "yes"))
+    return PlotRequest(ids, rng, start, end, unit, res, stack)
+
+
+ON, OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
+
+
+def on_off(params: Mapping, name: str, default: bool) -> bool:
+    """A switch parameter (stack, figure, points, p95, raw): 1/0, true/false, on/off, yes/no."""
+    text = _one(params, name, "").strip().lower()
+    if not text:
+        return default
+    if text not in ON + OFF:
+        raise BadRequest(f"{name}={text!r}: use {name}=1 or {name}=0")
+    return text in ON
 
 
 def resolve_range(req: PlotRequest, now: datetime, first_data: datetime | None) -> tuple[datetime, datetime]:

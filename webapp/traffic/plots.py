@@ -1,6 +1,9 @@
 """Plotly figures from plotted data. Pure: the same input always gives the same JSON-able dict.
 
 How a series is drawn:
+- x values are epoch milliseconds and the long columns travel as Plotly typed arrays (base64 of
+  little-endian binary: x float64, y float32 — 7 digits, the hover shows 4 —, hover % uint8):
+  a year of 48 ports is built and encoded without a Python loop, in a third of the JSON;
 - raw samples: a step line; each rate holds over its own interval (t - interval, t], so an
   average over missed polls (GAP) is a flat segment across the hole, shaded and explained;
 - rollup buckets: a step line of the bucket averages and, unless stacked, a thinner line of the
@@ -10,9 +13,12 @@ How a series is drawn:
 """
 from __future__ import annotations
 
+import base64
 from datetime import datetime, timedelta
 
-from webapp.traffic.points import FLAG_BITS, Gap, Point, flag_names, flag_text
+import numpy as np
+
+from webapp.traffic.points import FLAG_BITS, Columns, Gap, at, flag_names, flag_text
 from webapp.traffic.units import UNITS, Unit
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -50,31 +56,66 @@ def _color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def _runs(points: list[Point], bucket_s: float | None) -> list[list[Point]]:
-    """Maximal runs of drawn points with no hole between them."""
-    runs: list[list[Point]] = []
-    prev: Point | None = None
-    for p in points:
-        if not p.drawn:
-            prev = None
-            continue
-        if prev is not None:
-            if bucket_s is None:
-                joined = p.t - timedelta(seconds=p.span) <= prev.t + timedelta(seconds=1)
-            else:
-                joined = p.t - prev.t <= timedelta(seconds=bucket_s)
-        else:
-            joined = False
-        if joined:
-            runs[-1].append(p)
-        else:
-            runs.append([p])
-        prev = p
-    return runs
+DTYPES = {"f8": "<f8", "f4": "<f4", "u1": "u1"}
 
 
-def _s(v: float | None, f: float) -> float | None:
-    return None if v is None else v * f
+def typed(values: np.ndarray, dtype: str = "f8") -> dict:
+    """A column as a Plotly typed array {dtype, bdata: base64}; NaN breaks a line like null."""
+    data = np.ascontiguousarray(values, dtype=DTYPES[dtype]).tobytes()
+    return {"dtype": dtype, "bdata": base64.b64encode(data).decode("ascii")}
+
+
+def _runs(c: Columns, bucket_s: float | None) -> list[tuple[int, int]]:
+    """[i, j) index ranges of drawn points with no hole between them."""
+    n = len(c)
+    if not n:
+        return []
+    drawn = c.seconds > 0
+    if bucket_s is None:
+        joined = c.t[1:] - c.span[1:] <= c.t[:-1] + 1
+    else:
+        joined = c.t[1:] - c.t[:-1] <= bucket_s
+    # a run starts at a drawn point whose predecessor is not drawn or not joined to it
+    starts = drawn.copy()
+    starts[1:] &= ~(drawn[:-1] & joined)
+    ends = drawn.copy()
+    ends[:-1] &= ~(drawn[1:] & joined)
+    return list(zip(np.flatnonzero(starts).tolist(), (np.flatnonzero(ends) + 1).tolist()))
+
+
+def _line_xy(c: Columns, f: float, bucket_s: float | None) -> tuple[np.ndarray, ...]:
+    """x (epoch ms), average y, peak y and hover value of the step lines of all runs (NaN between
+    runs). A bucket run ends with its last value held to the end of its bucket; a raw run starts
+    with its first value at the beginning of its first interval. Hover value: the sample's
+    interval in seconds (raw) or the % of the bucket's time drawn."""
+    avg, peak = c.avg() * f, c.peak * f
+    extra = c.span if bucket_s is None else np.minimum(100.0, c.seconds * (100 / bucket_s))
+    idx: list[np.ndarray] = []          # which point each drawn vertex shows
+    xs: list[np.ndarray] = []
+    for i, j in _runs(c, bucket_s):
+        if idx:                          # break the line: a vertex with no value
+            idx.append(np.array([-1]))
+            xs.append(c.t[i:i + 1])
+        if bucket_s is None:
+            idx.append(np.array([i]))
+            xs.append(c.t[i:i + 1] - c.span[i:i + 1])
+        idx.append(np.arange(i, j))
+        xs.append(c.t[i:j])
+        if bucket_s is not None:
+            idx.append(np.array([j - 1]))
+            xs.append(c.t[j - 1:j] + bucket_s)
+    if not idx:
+        empty = np.array([], dtype=np.float64)
+        return empty, empty, empty, empty
+    k = np.concatenate(idx)
+    gap = k < 0
+
+    def pick(col: np.ndarray) -> np.ndarray:
+        out = col[k]
+        out[gap] = np.nan
+        return out
+
+    return np.concatenate(xs) * 1000, pick(avg), pick(peak), pick(extra)
 
 
 def _num_format(unit: Unit) -> str:
@@ -83,57 +124,19 @@ def _num_format(unit: Unit) -> str:
 
 
 def _hovertemplate(unit: Unit, bucket_s: float | None, role: str) -> str:
-    """Hover text built by Plotly in the browser from customdata (numbers are cheaper to send)."""
+    """Hover text built by Plotly in the browser from the values (customdata: one number a point)."""
     v = _num_format(unit)
     u = unit.short
     if bucket_s is None:
-        # customdata: [interval s, flag text]
-        return (f"%{{x|%Y-%m-%d %H:%M:%S}} UTC<br>%{{y:{v}}} {u} over %{{customdata[0]:.1f}} s"
-                f"%{{customdata[1]}}<extra>%{{fullData.name}}</extra>")
-    # customdata: [average, peak, low, samples, % drawn, flagged text]
-    return (f"%{{x|%Y-%m-%d %H:%M}} UTC, {_width_text(bucket_s)}<br>average %{{customdata[0]:{v}}} {u} · "
-            f"peak %{{customdata[1]:{v}}} · low %{{customdata[2]:{v}}}<br>%{{customdata[3]}} samples, "
-            f"%{{customdata[4]:.0f}} % of the time drawn%{{customdata[5]}}<extra>%{{fullData.name}}</extra>")
+        return (f"%{{x|%Y-%m-%d %H:%M:%S}} UTC<br>%{{y:{v}}} {u} over %{{customdata:.1f}} s"
+                f"<extra>%{{fullData.name}}</extra>")
+    word = "peak" if role == "peak" else "average"
+    return (f"%{{x|%Y-%m-%d %H:%M}} UTC, {_width_text(bucket_s)}<br>{word} %{{y:{v}}} {u}<br>"
+            f"%{{customdata:.0f}} % of the time drawn<extra>%{{fullData.name}}</extra>")
 
 
 def _width_text(seconds: float) -> str:
     return {60: "1 min", 900: "15 min", 3600: "1 h", 86400: "1 day"}.get(int(seconds), f"{seconds:.0f} s")
-
-
-def _custom(p: Point, f: float, bucket_s: float | None) -> list:
-    if bucket_s is None:
-        return [p.span, ("<br>" + flag_text(p.flags)) if p.flags else ""]
-    cover = min(100.0, 100 * p.seconds / bucket_s) if bucket_s else 0.0
-    flagged = f", {p.flagged} flagged (zoom in to see them)" if p.flagged else ""
-    return [_s(p.avg, f), _s(p.peak, f), _s(p.low, f), p.samples, cover, flagged]
-
-
-def _line_xy(runs: list[list[Point]], f: float, bucket_s: float | None) -> tuple[list, list, list, list]:
-    """x, average y, peak y and customdata of the step lines of all runs (None between runs)."""
-    xs: list = []
-    avg: list = []
-    peak: list = []
-    custom: list = []
-
-    def add(x: str, p: Point) -> None:
-        xs.append(x)
-        avg.append(_s(p.avg, f))
-        peak.append(_s(p.peak, f))
-        custom.append(_custom(p, f, bucket_s))
-
-    for run in runs:
-        if xs:
-            xs.append(px(run[0].t))
-            avg.append(None)
-            peak.append(None)
-            custom.append(None)
-        if bucket_s is None:
-            add(px(run[0].t - timedelta(seconds=run[0].span)), run[0])
-        for p in run:
-            add(px(p.t), p)
-        if bucket_s is not None:
-            add(px(run[-1].t + timedelta(seconds=bucket_s)), run[-1])
-    return xs, avg, peak, custom
 
 
 def _symbol(flags: int) -> str:
@@ -144,35 +147,35 @@ def _symbol(flags: int) -> str:
     return "circle-open"
 
 
-def _markers(points: list[Point], f: float, unit: Unit, bucket_s: float | None, color: str,
+def _markers(c: Columns, f: float, unit: Unit, bucket_s: float | None, color: str,
              top: float | None, stacked: bool) -> dict | None:
+    """Flagged samples (raw) or buckets with flagged samples: few, so plain lists with text."""
     xs, ys, texts, symbols, colors = [], [], [], [], []
-    for p in points:
+    marked = c.flags if bucket_s is None else c.flagged
+    for k in np.flatnonzero(marked).tolist():
+        t, drawn = at(float(c.t[k])), bool(c.seconds[k] > 0)
+        avg = int(c.delta[k]) / float(c.seconds[k]) * f if drawn else None
         if bucket_s is None:
-            if not p.flags:
-                continue
-            if p.drawn:
-                y = 0.0 if stacked else _s(p.avg, f)
-            elif p.flags & FLAG_BITS["OVER_CAPACITY"] and top is not None:
+            flags, stored, span = int(c.flags[k]), c.stored[k], float(c.span[k])
+            if drawn:
+                y = 0.0 if stacked else avg
+            elif flags & FLAG_BITS["OVER_CAPACITY"] and top is not None:
                 y = top
             else:
                 y = 0.0
-            xs.append(px(p.t))
+            xs.append(px(t))
             ys.append(y)
-            value = p.stored / p.span * f if p.stored is not None and p.span else None
-            texts.append(f"{hhmm(p.t)} UTC<br>{flag_text(p.flags)}"
-                         + (f"<br>stored delta {p.stored:,} ({fmt(value, unit)})" if p.stored is not None else ""))
-            symbols.append(_symbol(p.flags))
-            colors.append(color if p.drawn else "#c2271b")
+            value = stored / span * f if stored is not None and span else None
+            texts.append(f"{hhmm(t)} UTC<br>{flag_text(flags)}"
+                         + (f"<br>stored delta {stored:,} ({fmt(value, unit)})" if stored is not None else ""))
+            symbols.append(_symbol(flags))
         else:
-            if not p.flagged:
-                continue
-            xs.append(px(p.t + timedelta(seconds=bucket_s / 2)))
-            ys.append(0.0 if stacked or p.avg is None else _s(p.avg, f))
-            texts.append(f"{hhmm(p.t)} UTC<br>{p.flagged} of {p.samples} samples flagged "
+            xs.append(px(t + timedelta(seconds=bucket_s / 2)))
+            ys.append(0.0 if stacked or avg is None else avg)
+            texts.append(f"{hhmm(t)} UTC<br>{int(c.flagged[k])} of {int(c.samples[k])} samples flagged "
                          "(missed polls, reboots, resets, over capacity...): zoom in to see them")
             symbols.append("circle-open")
-            colors.append(color if p.drawn else "#c2271b")
+        colors.append(color if drawn else "#c2271b")
     if not xs:
         return None
     return {"type": "scatter", "mode": "markers", "x": xs, "y": ys, "text": texts,
@@ -182,7 +185,7 @@ def _markers(points: list[Point], f: float, unit: Unit, bucket_s: float | None, 
 
 def build(plotted: list, unit_key: str, res: str, res_seconds: float, start: datetime, end: datetime,
           stack: bool) -> dict:
-    """plotted: service.Plotted items (info, factor, points, gaps, stats). Returns {data, layout}."""
+    """plotted: service.Plotted items (info, factor, cols, gaps, stats). Returns {data, layout}."""
     unit = UNITS[unit_key]
     bucket_s = None if res == "raw" else res_seconds
     data: list[dict] = []
@@ -191,8 +194,10 @@ def build(plotted: list, unit_key: str, res: str, res_seconds: float, start: dat
     for i, pl in enumerate(plotted):
         color = _color(i)
         f = pl.factor
-        runs = _runs(pl.points, bucket_s)
-        xs, ys, peak_ys, custom = _line_xy(runs, f, bucket_s)
+        x, y, peak_y, extra = _line_xy(pl.cols, f, bucket_s)
+        xs, ys, peak_ys = typed(x), typed(y, "f4"), typed(peak_y, "f4")
+        # hover: interval seconds (raw) or whole % of the bucket drawn (0 where the line breaks)
+        custom = typed(extra, "f4") if bucket_s is None else typed(np.nan_to_num(np.round(extra)), "u1")
         trace = {"type": "scatter", "mode": "lines", "name": pl.info.label, "x": xs, "y": ys, "customdata": custom,
                  "hovertemplate": _hovertemplate(unit, bucket_s, "average"), "legendgroup": str(pl.info.id),
                  "line": {"color": color, "width": 1.6, "shape": "vh" if bucket_s is None else "hv"},
@@ -207,15 +212,15 @@ def build(plotted: list, unit_key: str, res: str, res_seconds: float, start: dat
                          "legendgroup": str(pl.info.id), "opacity": 0.55, "connectgaps": False,
                          "line": {"color": color, "width": 1, "dash": "dot", "shape": "hv"},
                          "meta": {"series": pl.info.id, "role": "peak"}})
-        peaks = [p.peak for p in pl.points if p.peak is not None]
-        if peaks:
-            peak_all = max(peak_all, max(peaks) * f)
+        peak = pl.stats.peak
+        if peak is not None:
+            peak_all = max(peak_all, peak * f)
         top = None
         if pl.info.capacity_per_s:
             top = pl.info.capacity_per_s * f * 1.02
-        elif peaks:
-            top = max(peaks) * f * 1.05
-        markers = _markers(pl.points, f, unit, bucket_s, color, top, stack)
+        elif peak is not None:
+            top = peak * f * 1.05
+        markers = _markers(pl.cols, f, unit, bucket_s, color, top, stack)
         if markers:
             markers["name"] = f"{pl.info.label} flags"
             markers["legendgroup"] = str(pl.info.id)

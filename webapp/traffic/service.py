@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from webapp.traffic import catalog, params, points, queries, tiers, units
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest, PlotRequest
-from webapp.traffic.points import Gap, Point, Stats
+from webapp.traffic.points import Columns, Gap, Stats
 
 MAX_POINTS_EXPLICIT = 100_000   # a plot (not a CSV) with an explicit resolution draws at most this
 
@@ -37,6 +37,11 @@ class Plan:
     @property
     def expected_points(self) -> int:
         return tiers.points(self.res, self.start, self.end, self.poll_interval_s)
+
+    @property
+    def p95_basis(self) -> str:
+        """The resolution whose rates the 95th percentile is taken over (tiers.p95_basis)."""
+        return tiers.p95_basis(self.start, self.end, self.poll_interval_s, self.cut)
 
 
 def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, res: str | None = None) -> Plan:
@@ -74,39 +79,47 @@ def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, r
 class Plotted:
     info: SeriesInfo
     factor: float
-    points: list[Point]
+    cols: Columns
     gaps: list[Gap]
     stats: Stats
 
 
-def fetch(p: Plan) -> list[Plotted]:
-    basis = tiers.p95_basis(p.start, p.end, p.poll_interval_s, p.cut)
-    if basis == p.res:
-        b_main, b_tail = p.main, p.tail
-    else:
-        b_main, b_tail = tiers.segments(basis, p.start, p.end, p.done)
-    needs_raw = "raw" in (p.res, basis) or any(src == "raw" for src, _, _ in [*p.tail, *b_tail])
-    flat = queries.flat_positions(p.series) if needs_raw else None
+def fetch(p: Plan, *, with_p95: bool = True, with_low: bool = True) -> list[Plotted]:
+    """The plot's points, gaps (with their reasons) and statistics; the 95th percentile only when
+    asked, because it reads a finer resolution than the plot (see p95); the buckets' lowest rates
+    only when asked (the figure does not draw them)."""
     if p.res == "raw":
         data = queries.fetch_raw(p.series, p.start, p.end)
     else:
-        data = queries.fetch_buckets(p.series, p.res, p.main, p.tail, flat)
-    p95 = queries.p95(p.series, basis, b_main, b_tail, flat)
+        data = queries.fetch_buckets(p.series, p.res, p.main, p.tail, low=with_low)
+    p95s = p95(p) if with_p95 else {}
     out = []
     for s in p.series:
-        pts = data[s.id]
-        gaps = points.find_gaps(pts, None if p.res == "raw" else p.res_seconds, s.poll_interval_s,
+        cols = data[s.id]
+        gaps = points.find_gaps(cols, None if p.res == "raw" else p.res_seconds, s.poll_interval_s,
                                 p.start, p.end, p.now)
-        out.append(Plotted(s, p.factors[s.id], pts, gaps, points.stats(pts, p.start, p.end, p95[s.id], basis)))
+        out.append(Plotted(s, p.factors[s.id], cols, gaps,
+                           points.stats(cols, p.start, p.end, p95s.get(s.id), p.p95_basis)))
     _explain_gaps(out)
     return out
 
 
+def p95(p: Plan) -> dict[int, float | None]:
+    """95th percentile of each series' rates over the range, at the finest resolution with at most
+    tiers.P95_MAX_POINTS points (a year: 1-hour averages): finer than the plot, so it sorts up to
+    20,000 rates per series in the database; the page asks for it after drawing (api/p95)."""
+    basis = p.p95_basis
+    start, end = tiers.align(basis, p.start, p.end)
+    main, tail = (p.main, p.tail) if basis == p.res else tiers.segments(basis, start, end, p.done)
+    return queries.p95(p.series, basis, main, tail)
+
+
 def _explain_gaps(plotted: list[Plotted]) -> None:
-    """Fill each gap's reason from the poll log of its switch (one query per switch)."""
+    """Fill each gap's reason from the poll log of its switch (one query per switch with gaps)."""
     by_switch: dict[int, list[Gap]] = {}
     for pl in plotted:
-        by_switch.setdefault(pl.info.switch_id, []).extend(pl.gaps)
+        if pl.gaps:
+            by_switch.setdefault(pl.info.switch_id, []).extend(pl.gaps)
     for switch_id, gaps in by_switch.items():
         unique = sorted({(g.lo, g.hi) for g in gaps})
         found = dict(zip(unique, queries.failures_in(switch_id, unique)))
@@ -129,35 +142,44 @@ def stats_json(pl: Plotted) -> dict:
     return d
 
 
+def _scaled(values, f: float) -> list[float | None]:
+    return [None if v != v else v for v in (values * f).tolist()]
+
+
 def points_json(pl: Plotted, raw: bool) -> dict:
-    f = pl.factor
-    pts = pl.points
-    d = {"t": [params.iso(p.t) for p in pts], "avg": [scale(p.avg, f) for p in pts],
-         "peak": [scale(p.peak, f) for p in pts], "total": [p.delta for p in pts],
-         "seconds": [p.seconds for p in pts], "samples": [p.samples for p in pts],
-         "flagged": [p.flagged for p in pts]}
+    c, f = pl.cols, pl.factor
+    d = {"t": [params.iso(points.at(t)) for t in c.t.tolist()], "avg": _scaled(c.avg(), f),
+         "peak": _scaled(c.peak, f), "total": c.delta.tolist(), "seconds": c.seconds.tolist(),
+         "samples": c.samples.tolist(), "flagged": c.flagged.tolist()}
     if raw:
-        d["flags"] = [points.flag_names(p.flags) for p in pts]
-        d["delta"] = [p.stored for p in pts]
-        d["interval"] = [p.span for p in pts]
+        d["flags"] = [points.flag_names(v) for v in c.flags.tolist()]
+        d["delta"] = list(c.stored)
+        d["interval"] = c.span.tolist()
     else:
-        d["low"] = [scale(p.low, f) for p in pts]
+        d["low"] = _scaled(c.low, f)
     return d
 
 
-def data_json(p: Plan, plotted: list[Plotted]) -> dict:
+def data_json(p: Plan, plotted: list[Plotted], *, with_points: bool = True) -> dict:
+    """The API's answer. with_points=False (the page, which draws the figure): only the count."""
     return {
         "start": params.iso(p.start), "end": params.iso(p.end), "now": params.iso(p.now),
         "range": p.req.range, "resolution": p.res, "resolution_label": tiers.RES_LABEL[p.res],
         "resolution_seconds": p.res_seconds, "unit": p.unit, "unit_label": units.UNITS[p.unit].label,
         "stack": p.req.stack, "query": p.req.query(), "notes": p.notes,
         "series": [{
-            **pl.info.as_json(), "factor": pl.factor, "stats": stats_json(pl),
-            "points": points_json(pl, p.res == "raw"),
+            **pl.info.as_json(), "factor": pl.factor, "stats": stats_json(pl), "n_points": len(pl.cols),
+            **({"points": points_json(pl, p.res == "raw")} if with_points else {}),
             "gaps": [{"start": params.iso(g.lo), "end": params.iso(g.hi), "kind": g.kind, "reason": g.text()}
                      for g in pl.gaps],
         } for pl in plotted],
     }
+
+
+def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
+    return {"start": params.iso(p.start), "end": params.iso(p.end), "unit": p.unit, "p95_basis": p.p95_basis,
+            "series": [{"id": s.id, "label": s.label, "p95": scale(values.get(s.id), p.factors[s.id])}
+                       for s in p.series]}
 
 
 def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:

@@ -8,6 +8,7 @@ urlpatterns = [
     path("export.csv", views.export, name="export"),
     path("port/<str:switch>/<str:port>/", views.for_port, name="for-port"),
     path("api/data", views.data, name="data"),
+    path("api/p95", views.p95, name="p95"),
     path("api/series", views.series_list, name="series"),
     path("api/inventory", views.inventory, name="inventory"),
     path("api/inventory/<int:switch_id>", views.inventory_switch, name="inventory-switch"),

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from webapp.inventory.models import Switch
-from webapp.traffic import catalog, csvexport, openapi, params, plots, queries, service, tiers, units
+from webapp.traffic import catalog, csvexport, openapi, params, plots, service, tiers, units
 from webapp.traffic.catalog import UnknownSeries
 from webapp.traffic.params import BadRequest
 from webapp.traffic.units import UnitError
@@ -63,13 +63,18 @@ def page(request: HttpRequest) -> HttpResponse:
 
 @answers_400("json")
 def data(request: HttpRequest) -> JsonResponse:
+    """The points, gaps and statistics of a plot. figure=1 adds the Plotly figure; points=0 leaves
+    out the point columns (the page draws the figure); p95=0 leaves out the 95th percentile,
+    which reads a finer resolution than the plot (the page asks api/p95 after drawing)."""
     started = time.perf_counter()
     req = params.parse(request.GET)
-    with queries.reading():
-        plan, _ = service.resolve(req)
-        plotted = service.fetch(plan)
-    body = service.data_json(plan, plotted)
-    if request.GET.get("figure") == "1":
+    figure = params.on_off(request.GET, "figure", False)
+    with_points = params.on_off(request.GET, "points", True)
+    with_p95 = params.on_off(request.GET, "p95", True)
+    plan, _ = service.resolve(req)
+    plotted = service.fetch(plan, with_p95=with_p95, with_low=with_points)
+    body = service.data_json(plan, plotted, with_points=with_points)
+    if figure:
         body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
                                      plan.req.stack)
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
@@ -78,9 +83,19 @@ def data(request: HttpRequest) -> JsonResponse:
     return response
 
 
+@answers_400("json")
+def p95(request: HttpRequest) -> JsonResponse:
+    """The 95th percentile of each series over the same range as api/data with the same query."""
+    started = time.perf_counter()
+    plan, _ = service.resolve(params.parse(request.GET))
+    body = service.p95_json(plan, service.p95(plan))
+    body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return JsonResponse(body)
+
+
 @answers_400("text")
 def export(request: HttpRequest) -> StreamingHttpResponse:
-    raw = request.GET.get("raw") == "1"
+    raw = params.on_off(request.GET, "raw", False)
     plan, _ = service.resolve(params.parse(request.GET), for_csv=True, res="raw" if raw else None)
     response = StreamingHttpResponse(csvexport.stream(plan), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{csvexport.filename(plan)}"'

@@ -117,6 +117,9 @@ def test_real_answers_match_the_schemas(net, client):
         (f"/traffic/api/data?s={net.rx.id},{net.tx.id}&range=24h&figure=1", "Data"),
         (f"/traffic/api/data?s={net.rx.id}&range=1h&unit=mbps_cells", "Data"),
         (f"/traffic/api/data?s={net.ip_in.id}&range=7d", "Data"),
+        (f"/traffic/api/data?s={net.rx.id}&range=30d&figure=1&points=0&p95=0", "Data"),
+        (f"/traffic/api/p95?s={net.rx.id},{net.tx.id}&range=30d&unit=mbps_cells", "P95"),
+        ("/traffic/api/p95?s=987654", "Error"),
         ("/traffic/api/data?s=987654", "Error"),
         ("/traffic/api/inventory/987654", "Error"),
     ]

@@ -1,6 +1,6 @@
 """Pure parts of the traffic app: units, parameters, tier choice, gaps, statistics, figures.
 
-No database: SeriesInfo and Point are plain values, so these run in milliseconds.
+No database: SeriesInfo and Columns are plain values, so these run in milliseconds.
 """
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from tests.webapp.traffic import traffic_factory
 from webapp.traffic import params, plots, points, tiers, units
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest
-from webapp.traffic.points import Point, bucket_point, raw_point
+from webapp.traffic.points import bucket_columns, raw_columns
 from webapp.traffic.units import UnitError
 
 UTC = timezone.utc
@@ -180,14 +181,27 @@ T0 = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 
 def raw_series(spec):
     """spec: list of (seconds after T0, interval_ms, delta, flags)."""
-    return [raw_point(T0 + timedelta(seconds=s), iv, d, f) for s, iv, d, f in spec]
+    return raw_columns([(T0.timestamp() + s, iv, d, f) for s, iv, d, f in spec])
+
+
+def buckets(width, spec):
+    """spec: list of (seconds after T0, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged)."""
+    nan = float("nan")
+    cols = list(zip(*spec)) if spec else [()] * 7
+    return bucket_columns(width, [T0.timestamp() + t for t in cols[0]], cols[1], [ms / 1000 for ms in cols[2]],
+                          [nan if v is None else v for v in cols[3]], [nan if v is None else v for v in cols[4]],
+                          cols[5], cols[6])
+
+
+def values(a):
+    return [None if v != v else v for v in list(a)]
 
 
 def test_raw_points_draw_only_what_is_traffic():
     pts = raw_series([(15, 15000, 1500, 0), (30, 15000, 10 ** 9, 8), (45, 15000, None, 2), (60, 15000, 3000, 1)])
-    assert [p.avg for p in pts] == [100.0, None, None, 200.0]
-    assert pts[1].stored == 10 ** 9 and pts[1].flagged == 1
-    assert pts[3].flagged == 0          # WRAP alone is routine
+    assert values(pts.avg()) == [100.0, None, None, 200.0]
+    assert pts.stored[1] == 10 ** 9 and pts.flagged[1] == 1
+    assert pts.flagged[3] == 0          # WRAP alone is routine
     st = points.stats(pts, T0, T0 + timedelta(minutes=1), 150.0, "raw")
     assert st.total == 4500 and st.seconds == 30 and st.average == 150.0 and st.peak == 200.0
 
@@ -218,11 +232,33 @@ def test_a_switch_that_stopped_answering_shows_a_trailing_gap():
 
 
 def test_gaps_between_buckets():
-    pts = [bucket_point(T0 + timedelta(minutes=k), 60, 6000, 60000, 120.0, 80.0, 4, 0) for k in (0, 1, 4)]
-    pts.append(bucket_point(T0 + timedelta(minutes=5), 60, 0, 0, None, None, 4, 4))
+    pts = buckets(60, [(k * 60, 6000, 60000, 120.0, 80.0, 4, 0) for k in (0, 1, 4)] + [(300, 0, 0, None, None, 4, 4)])
     gaps = points.find_gaps(pts, 60, 15, T0, T0 + timedelta(minutes=6), T0 + timedelta(hours=1))
     assert [(g.kind, g.lo - T0, g.hi - T0) for g in gaps] == [
         ("nodata", timedelta(minutes=2), timedelta(minutes=4)), ("withheld", timedelta(minutes=5), timedelta(minutes=6))]
+
+
+@pytest.mark.parametrize("present, drawn, now_after, expected", [
+    # every bucket there and drawn: no gap (the fast path)
+    ((0, 1, 2, 3, 4, 5), (0, 1, 2, 3, 4, 5), 60, []),
+    # the first two missing: no data before the first sample
+    ((2, 3, 4, 5), (2, 3, 4, 5), 60, [("nodata", 0, 2, "before the first sample in this range")]),
+    # nothing at all: one gap, no claim about a first sample
+    ((), (), 60, [("nodata", 0, 6, "")]),
+    # the last two missing, the range is over: a trailing gap to the end of the range
+    ((0, 1, 2, 3), (0, 1, 2, 3), 60, [("nodata", 4, 6, "")]),
+    # the last bucket missing but "now" is within it: still being polled, not a gap
+    ((0, 1, 2, 3, 4), (0, 1, 2, 3, 4), -300 + 37.5, []),
+    # one bucket present but nothing drawn in it
+    ((0, 1, 2, 3, 4, 5), (0, 1, 3, 4, 5), 60, [("withheld", 2, 3, "4 samples, none drawn (1 flagged)")]),
+])
+def test_bucket_gaps_table(present, drawn, now_after, expected):
+    spec = [(k * 60, 6000 if k in drawn else 0, 60000 if k in drawn else 0, 100.0 if k in drawn else None,
+             100.0 if k in drawn else None, 4, 0 if k in drawn else 1) for k in present]
+    end = T0 + timedelta(minutes=6)
+    gaps = points.find_gaps(buckets(60, spec), 60, 15, T0, end, end + timedelta(seconds=now_after))
+    assert [(g.kind, (g.lo - T0) / timedelta(minutes=1), (g.hi - T0) / timedelta(minutes=1), g.detail)
+            for g in gaps] == expected
 
 
 # --- figures -------------------------------------------------------------------------------
@@ -230,12 +266,21 @@ def test_gaps_between_buckets():
 class Pl:
     """Stands in for service.Plotted (the figure builder only reads these attributes)."""
 
-    def __init__(self, info, pts, gaps=(), factor=1.0):
-        self.info, self.points, self.gaps, self.factor = info, pts, list(gaps), factor
+    def __init__(self, info, cols, gaps=(), factor=1.0):
+        self.info, self.cols, self.gaps, self.factor = info, cols, list(gaps), factor
+        self.stats = points.stats(cols, T0, T0 + timedelta(hours=1), None, "raw")
 
 
 def traces(fig, role):
     return [t for t in fig["data"] if (t.get("meta") or {}).get("role") == role]
+
+
+def decode(spec):
+    return traffic_factory.decode(spec)
+
+
+def times(spec):
+    return [plots.px(datetime.fromtimestamp(v / 1000, UTC)) for v in decode(spec)]
 
 
 def test_raw_figure_steps_breaks_and_flags():
@@ -246,8 +291,9 @@ def test_raw_figure_steps_breaks_and_flags():
     line = traces(fig, "average")[0]
     assert line["line"]["shape"] == "vh"
     # first run starts at the beginning of its first interval; a None breaks the line at the reboot
-    assert line["x"][:3] == ["2026-11-22 10:00:00", "2026-11-22 10:00:15", "2026-11-22 10:00:30"]
-    assert line["y"][:4] == [100.0, 100.0, 200.0, None]
+    assert times(line["x"])[:3] == ["2026-11-22 10:00:00", "2026-11-22 10:00:15", "2026-11-22 10:00:30"]
+    assert decode(line["y"])[:4] == [100.0, 100.0, 200.0, None]
+    assert decode(line["customdata"])[:3] == [15.0, 15.0, 15.0]          # hover: each sample's interval
     flags = traces(fig, "flags")[0]
     assert len(flags["x"]) == 3 and "REBOOT" in flags["text"][1] and "OVER_CAPACITY" in flags["text"][2]
     assert flags["y"][2] == pytest.approx(353_207 * 1.02)      # over capacity: marked at the top, not drawn
@@ -257,20 +303,21 @@ def test_raw_figure_steps_breaks_and_flags():
 
 
 def test_bucket_figure_has_average_and_peak_envelope_and_converts_units():
-    pts = [bucket_point(T0 + timedelta(hours=k), 3600, 360_000_000, 3_600_000, 150_000.0, 50_000.0, 240, 0)
-           for k in range(3)]
+    pts = buckets(3600, [(k * 3600, 360_000_000, 3_600_000, 150_000.0, 50_000.0, 240, 0) for k in range(3)])
     f = units.factor(CELLS, "mbps_cells")
     fig = plots.build([Pl(CELLS, pts, factor=f)], "mbps_cells", "1h", 3600, T0, T0 + timedelta(hours=3), False)
     avg, peak = traces(fig, "average")[0], traces(fig, "peak")[0]
-    assert avg["line"]["shape"] == "hv" and len(avg["x"]) == 4      # three buckets and the end of the last
-    assert avg["y"][0] == pytest.approx(100_000 * 424 / 1e6)
-    assert peak["y"][0] == pytest.approx(150_000 * 424 / 1e6)
+    assert avg["line"]["shape"] == "hv" and len(decode(avg["x"])) == 4      # three buckets and the end of the last
+    assert times(avg["x"])[-1] == "2026-11-22 13:00:00"
+    assert decode(avg["y"])[0] == pytest.approx(100_000 * 424 / 1e6, rel=1e-7)      # float32 on the wire
+    assert decode(peak["y"])[0] == pytest.approx(150_000 * 424 / 1e6, rel=1e-7)
+    assert decode(avg["customdata"]) == [100.0] * 4                     # hover: % of the bucket drawn
     assert fig["layout"]["yaxis"]["title"]["text"] == "Mb/s of 53-byte cells"
     assert fig["layout"]["xaxis"]["range"] == ["2026-11-22 10:00:00", "2026-11-22 13:00:00"]
 
 
 def test_stacked_vcs_share_a_stackgroup_and_have_no_envelope():
-    pts = [bucket_point(T0, 60, 600, 60000, 12.0, 8.0, 4, 0)]
+    pts = buckets(60, [(0, 600, 60000, 12.0, 8.0, 4, 0)])
     fig = plots.build([Pl(VC, pts), Pl(replace(VC, id=9, vci=16), pts)], "cells", "1m", 60, T0,
                       T0 + timedelta(minutes=1), True)
     assert [t["stackgroup"] for t in traces(fig, "average")] == ["stack", "stack"]
@@ -278,8 +325,8 @@ def test_stacked_vcs_share_a_stackgroup_and_have_no_envelope():
 
 
 def test_capacity_line_only_near_line_rate():
-    busy = [bucket_point(T0, 60, 353_207 * 50, 60000, 353_207.0, 1.0, 4, 0)]
-    quiet = [bucket_point(T0, 60, 600, 60000, 10.0, 10.0, 4, 0)]
+    busy = buckets(60, [(0, 353_207 * 50, 60000, 353_207.0, 1.0, 4, 0)])
+    quiet = buckets(60, [(0, 600, 60000, 10.0, 10.0, 4, 0)])
     end = T0 + timedelta(minutes=1)
     assert plots.build([Pl(CELLS, busy)], "cells", "1m", 60, T0, end, False)["layout"]["shapes"][0]["y0"] == 353_207
     assert plots.build([Pl(CELLS, quiet)], "cells", "1m", 60, T0, end, False)["layout"]["shapes"] == []
@@ -294,7 +341,37 @@ def test_figure_is_json_serialisable_and_deterministic():
     assert json.dumps(a) == json.dumps(b)
 
 
-def test_point_average_is_exact_over_a_bucket():
-    p = bucket_point(T0, 900, 1_000_001, 899_999, 2000.0, 1000.0, 60, 0)
-    assert p.avg == 1_000_001 / 899.999
-    assert Point(T0, 1, 0, 0, None, None, 0, 0).avg is None
+def test_bucket_average_is_exact():
+    pts = buckets(900, [(0, 1_000_001, 899_999, 2000.0, 1000.0, 60, 0), (900, 0, 0, None, None, 60, 60)])
+    assert values(pts.avg()) == [1_000_001 / 899.999, None]
+
+
+def test_a_hole_in_buckets_breaks_the_line():
+    pts = buckets(60, [(0, 600, 60000, 12.0, 8.0, 4, 0), (60, 600, 60000, 12.0, 8.0, 4, 0),
+                       (180, 1200, 60000, 30.0, 10.0, 4, 0)])
+    fig = plots.build([Pl(CELLS, pts)], "cells", "1m", 60, T0, T0 + timedelta(minutes=4), False)
+    line = traces(fig, "average")[0]
+    assert times(line["x"]) == ["2026-11-22 10:00:00", "2026-11-22 10:01:00", "2026-11-22 10:02:00",
+                                "2026-11-22 10:03:00", "2026-11-22 10:03:00", "2026-11-22 10:04:00"]
+    assert decode(line["y"]) == [10.0, 10.0, 10.0, None, 20.0, 20.0]
+
+
+@pytest.mark.parametrize("minutes, drawn, expected", [
+    ((0, 1, 2, 3), (0, 1, 2, 3), [(0, 4)]),                 # one run
+    ((0, 1, 3, 4), (0, 1, 3, 4), [(0, 2), (2, 4)]),         # a missing bucket splits it
+    ((0, 1, 2, 3), (0, 1, 3), [(0, 2), (3, 4)]),            # so does a bucket with nothing drawn
+    ((0, 1, 2, 3), (), []),                                 # nothing drawn at all
+    ((0,), (0,), [(0, 1)]),
+    ((), (), []),
+])
+def test_bucket_runs_table(minutes, drawn, expected):
+    pts = buckets(60, [(m * 60, 600 if m in drawn else 0, 60000 if m in drawn else 0, 10.0, 10.0, 4, 0)
+                       for m in minutes])
+    assert plots._runs(pts, 60) == expected
+
+
+def test_raw_runs_join_samples_whose_intervals_touch():
+    # 15 s polls; the fourth sample comes after a 45 s hole (its own interval is 15 s); the fifth is withheld
+    pts = raw_series([(15, 15000, 1500, 0), (30, 15000, 1500, 0), (45, 15000, 1500, 0), (105, 15000, 1500, 0),
+                      (120, 15000, None, 2), (135, 15000, 1500, 0)])
+    assert plots._runs(pts, None) == [(0, 3), (3, 4), (5, 6)]

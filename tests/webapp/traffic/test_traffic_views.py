@@ -62,7 +62,11 @@ def test_every_time_scale_shows_the_known_rates(net, client, rng, res):
         assert len(s["points"]["t"]) <= 2000
         assert all(v == pytest.approx(rate) for v in s["points"]["avg"] if v is not None)
     lines = [t for t in body["figure"]["data"] if t["meta"].get("role") == "average"]
-    assert len(lines) == 2 and sum(y is not None for y in lines[0]["y"]) > 3
+    # One unbroken step line: a vertex per drawn bucket, plus the last one held to its bucket's
+    # end. 36 h of data cover 2 or 3 days, by the time of day the test runs.
+    drawn = sum(v is not None for v in rx["points"]["avg"])
+    assert len(lines) == 2 and drawn >= 2
+    assert sum(y is not None for y in f.decode(lines[0]["y"])) == drawn + 1
 
 
 @pytest.mark.parametrize("unit, value", [("cells", RX), ("mbps_cells", RX * 424 / 1e6), ("mbps_payload", RX * 384 / 1e6),
@@ -386,3 +390,25 @@ def test_readable_links_to_a_port_vp_or_vc(net, client):
     missing = client.get("/traffic/port/asx-1/Q7/")
     assert missing.status_code == 404 and "no traffic series for port 'Q7'" in html.unescape(missing.content.decode())
     assert client.get("/traffic/port/asx-1/A1/?vpi=x").status_code == 404
+
+
+# --- what the page asks for: the figure first, the 95th percentile after -------------------
+
+def test_page_request_leaves_out_points_and_p95_and_api_p95_gives_it(net, client):
+    full = get_json(client, f"/traffic/api/data?s={net.rx.id},{net.tx.id}&range=7d&figure=1")
+    page = get_json(client, f"/traffic/api/data?s={net.rx.id},{net.tx.id}&range=7d&figure=1&points=0&p95=0")
+    later = get_json(client, f"/traffic/api/p95?s={net.rx.id},{net.tx.id}&range=7d")
+    for a, b, c in zip(full["series"], page["series"], later["series"]):
+        assert "points" not in b and b["n_points"] == a["n_points"] == len(a["points"]["t"]) > 100
+        assert b["stats"]["p95"] is None and b["stats"]["average"] == a["stats"]["average"]
+        assert c["id"] == a["id"] and c["p95"] == pytest.approx(a["stats"]["p95"], rel=1e-12)
+        assert c["p95"] == pytest.approx(RX if a["id"] == net.rx.id else TX, rel=1e-12)
+    assert later["p95_basis"] == full["series"][0]["stats"]["p95_basis"]
+    assert [t["x"] for t in page["figure"]["data"]] == [t["x"] for t in full["figure"]["data"]]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("figure=2", "figure=1 or figure=0"), ("points=maybe", "points=1 or points=0"), ("p95=yes please", "p95=1 or p95=0")])
+def test_bad_switches_are_400(net, client, query, message):
+    r = client.get(f"/traffic/api/data?s={net.rx.id}&{query}")
+    assert r.status_code == 400 and message in r.json()["error"]

@@ -133,3 +133,14 @@ def constant(sw: Switch, lay: Layout, start: datetime, count: int, step_s: int, 
             "array_fill(0::smallint, ARRAY[%(n)s]) FROM generate_series(1::bigint, %(count)s) AS g",
             {"start": start, "step": step_s, "sw": sw.id, "lay": lay.id, "ms": step_s * 1000, "d": deltas, "n": n,
              "count": count})
+
+
+def decode(spec: dict) -> list[float | None]:
+    """A Plotly typed array of the figure ({"dtype": "f8" | "f4" | "u1", "bdata": base64}) as a list,
+    NaN as None (how plotly.js reads it)."""
+    import base64
+
+    import numpy as np
+
+    values = np.frombuffer(base64.b64decode(spec["bdata"]), {"f8": "<f8", "f4": "<f4", "u1": "u1"}[spec["dtype"]])
+    return [None if v != v else v for v in values.tolist()]

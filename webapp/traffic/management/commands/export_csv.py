@@ -94,8 +94,9 @@ class Command(BaseCommand):
             else:
                 out.flush()
         if o["output"]:
-            self.stderr.write(f"{max(0, lines - 1):,} rows of {', '.join(s.label for s in series)} "
-                              f"({tiers.RES_LABEL[plan.res]}) written to {o['output']}")
+            # plain stderr: Django's styles it as an error on a terminal
+            sys.stderr.write(f"{max(0, lines - 1):,} rows of {', '.join(s.label for s in series)} "
+                             f"({tiers.RES_LABEL[plan.res]}) written to {o['output']}\n")
 
     def _series(self, o: dict) -> list[catalog.SeriesInfo]:
         qs = catalog.counters().filter(switch__name=o["switch"], port__name=o["port"])

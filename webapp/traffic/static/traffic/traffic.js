@@ -164,14 +164,34 @@
     }
     el("plot").classList.remove("empty");
     setStatus("Loading…");
-    fetch("/traffic/api/data?" + query({figure: "1"}), {headers: {Accept: "application/json"}})
-      .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); })
+    // The figure first (points=0: the figure carries them; p95=0: it reads a finer resolution),
+    // then the 95th percentile into the statistics table when it comes.
+    getJson("/traffic/api/data?" + query({figure: "1", points: "0", p95: "0"}))
       .then(function (res) {
         if (seq !== requestSeq) return;   // a newer request superseded this one
         if (!res.ok) { setStatus(res.body.error || "request failed", true); return; }
         draw(res.body);
+        // over exactly the range just drawn (a relative range would move with the clock)
+        var same = {range: "custom", start: res.body.start, end: res.body.end};
+        return getJson("/traffic/api/p95?" + query(same)).then(function (p) {
+          if (seq === requestSeq) fillP95(p.ok ? p.body : null, res.body.unit);
+        });
       })
       .catch(function (err) { if (seq === requestSeq) setStatus("Could not load the data: " + err, true); });
+  }
+
+  function getJson(url) {
+    return fetch(url, {headers: {Accept: "application/json"}})
+      .then(function (r) { return r.json().then(function (body) { return {ok: r.ok, body: body}; }); });
+  }
+
+  function fillP95(body, unit) {
+    var cells = el("stats").querySelectorAll("td.p95");
+    Array.prototype.forEach.call(cells, function (td, i) {
+      var s = body && body.series[i];
+      td.innerHTML = s ? fmt(s.p95, unit) + ' <span class="muted">of ' + body.p95_basis + "</span>" : "–";
+      td.removeAttribute("aria-busy");
+    });
   }
 
   function draw(body) {
@@ -180,7 +200,7 @@
     var config = {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["lasso2d", "select2d", "autoScale2d"],
                   toImageButtonOptions: {filename: "cellar-traffic"}};
     Plotly.react(el("plot"), fig.data, fig.layout, config).then(function () { drawing = false; });
-    var n = body.series.reduce(function (m, s) { return Math.max(m, s.points.t.length); }, 0);
+    var n = body.series.reduce(function (m, s) { return Math.max(m, s.n_points); }, 0);
     var when = function (iso) { return iso.replace("T", " ").replace(/(:\d\d)(\.\d+)?Z$/, "$1 UTC"); };
     var text = body.resolution_label + " · " + fmtInt(n) + " points per series · " + when(body.start) +
       " – " + when(body.end) + " · " + body.unit_label + " · " + body.server_ms + " ms on the server";
@@ -196,12 +216,11 @@
       var st = s.stats;
       var total = fmtInt(st.total) + " " + st.total_unit;
       if (st.total_bytes !== undefined) total += " (" + fmtBytes(st.total_bytes) + ")";
-      var p95 = fmt(st.p95, body.unit) + ' <span class="muted">of ' + st.p95_basis + "</span>";
       var cov = st.coverage === null ? "–" : (st.coverage * 100).toFixed(1) + " %";
       var tr = document.createElement("tr");
       tr.innerHTML = '<td><i class="dot" style="background:' + PALETTE[i % PALETTE.length] + '"></i></td>' +
         '<td class="num">' + fmt(st.average, body.unit) + '</td><td class="num">' + fmt(st.peak, body.unit) +
-        '</td><td class="num">' + p95 + '</td><td class="num">' + total + '</td><td class="num">' + cov +
+        '</td><td class="num p95" aria-busy="true">…</td><td class="num">' + total + '</td><td class="num">' + cov +
         '</td><td class="num">' + fmtInt(st.flagged) + " of " + fmtInt(st.samples) + "</td>";
       tr.firstChild.appendChild(document.createTextNode(s.label));
       tbody.appendChild(tr);

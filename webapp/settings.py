@@ -26,6 +26,7 @@ try:
     CSRF_TRUSTED_ORIGINS = env.env_list("CSRF_TRUSTED_ORIGINS", [])
     HTTPS = env.env_bool("CELLAR_HTTPS", False)
 
+    DATABASE_PREPARED_STATEMENTS = env.env_bool("DATABASE_PREPARED_STATEMENTS", True)
     DATABASES = {"default": env.parse_database_url("DATABASE_URL", env.env_str("DATABASE_URL"))}
     DATABASES["default"]["CONN_MAX_AGE"] = env.env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -33,9 +34,19 @@ try:
         # A query that runs away must not hold a web worker forever. No JIT: a range read plans
         # over hundreds of chunks and LLVM compiled for seconds before the first row (measured:
         # 23 s for a year of raw samples), while these short queries never gain from it.
+        # Generic plans for prepared statements: PostgreSQL would otherwise re-plan the plot's
+        # statement at every run (its generic plan, over all chunks, looks costlier), and planning
+        # a UNION over five hypertables took longer than running it; TimescaleDB excludes the
+        # chunks outside the range when the plan starts (ChunkAppend). Only statements prepared
+        # on purpose are concerned (below) and the PL/pgSQL of migration 0007's trigger.
         "options": f"-c statement_timeout={env.env_int('DATABASE_STATEMENT_TIMEOUT_MS', 60000, minimum=0)} "
-                   "-c jit=off",
+                   "-c jit=off" + (" -c plan_cache_mode=force_generic_plan" if DATABASE_PREPARED_STATEMENTS else ""),
         "connect_timeout": env.env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1),
+        # Server-side prepared statements only where the code asks (execute(..., prepare=True):
+        # the plot's series catalog and bucket columns, webapp/traffic/pgbinary.py); Django's own
+        # cursors bind client-side and never prepare. Off (None) behind a pooler that cannot keep
+        # them (PgBouncer in transaction mode before 1.21).
+        "prepare_threshold": 2**31 - 1 if DATABASE_PREPARED_STATEMENTS else None,
     }
     REDIS_URL = env.check_redis_url("REDIS_URL", env.env_str("REDIS_URL"))
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from django.db import connection
 from django.db.models import Case, Q, QuerySet, Value, When
 
 from webapp.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from webapp.traffic import pgbinary
 from webapp.traffic.models import Series
 
 DIRECTION_WORD = {"in": "Receive", "out": "Transmit", "": ""}
@@ -82,7 +82,7 @@ def _capacity(capacity_per_s: int | None, unit: str, port_capacity_cells: int | 
 
 
 # The columns of a series and its switch, port, VP and VC that make a SeriesInfo, in order.
-_ROW_SQL = f"""
+ROW_SQL = f"""
 SELECT s.id, s.switch_id, sw.name, p.id IS NOT NULL, coalesce(p.name, ''), coalesce(p.label, ''),
        coalesce(p.port_type, ''), p.is_atm, coalesce(vc.vpi, vp.vpi), vc.vci, s.direction, s.metric, s.unit,
        s.width, s.capacity_per_s, p.capacity_cells, p.speed_bps, sw.poll_interval_s, s.object_name, s.index,
@@ -95,7 +95,7 @@ SELECT s.id, s.switch_id, sw.name, p.id IS NOT NULL, coalesce(p.name, ''), coale
  WHERE s.kind = 'counter' AND s.id = ANY(%s)"""
 
 
-def _from_row(row: tuple) -> SeriesInfo:
+def from_row(row: tuple) -> SeriesInfo:
     (sid, switch_id, switch, has_port, port, port_label, port_type, is_atm, vpi, vci, direction, metric, unit,
      width, capacity, port_cells, port_speed, poll_interval_s, object_name, index, port_level, gone) = row
     return SeriesInfo(
@@ -107,7 +107,7 @@ def _from_row(row: tuple) -> SeriesInfo:
 
 def info(s: Series) -> SeriesInfo:
     port = s.port
-    return _from_row((
+    return from_row((
         s.id, s.switch_id, s.switch.name, port is not None, port.name if port else "", port.label if port else "",
         port.port_type if port else "", port.is_atm if port else None,
         s.vc.vpi if s.vc_id else (s.vp.vpi if s.vp_id else None), s.vc.vci if s.vc_id else None, s.direction,
@@ -124,10 +124,17 @@ def load_series(ids: list[int]) -> list[SeriesInfo]:
     """The series in the order asked; UnknownSeries names every id that does not exist.
 
     One plain query (every plot request makes it): through the ORM it cost more than reading a
-    year of one port's buckets, mostly building Switch objects and decrypting their secrets."""
-    with connection.cursor() as cur:
-        cur.execute(_ROW_SQL, [list(ids)])
-        found = {row[0]: _from_row(row) for row in cur.fetchall()}
+    year of one port's buckets, mostly building Switch objects and decrypting their secrets.
+    Prepared (once per database connection): planning the five-table join took four times as
+    long as running it."""
+    with pgbinary.server_cursor() as cur:
+        cur.execute(ROW_SQL, [list(ids)], prepare=True)
+        found = {row[0]: from_row(row) for row in cur.fetchall()}
+    return in_order(ids, found)
+
+
+def in_order(ids: list[int], found: dict[int, SeriesInfo]) -> list[SeriesInfo]:
+    """found[i] for each id asked, in that order; UnknownSeries names every id not found."""
     missing = [i for i in ids if i not in found]
     if missing:
         raise UnknownSeries(missing)

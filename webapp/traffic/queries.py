@@ -8,16 +8,16 @@ switch is looked up once, so a sample row yields just the wanted elements.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Iterator, Sequence
 
 import numpy as np
-import psycopg
 from django.conf import settings
 from django.db import connection
 
 from collector import rollup
 from collector.rollup import DRAWN, FLAG_WRAP, TIER
+from webapp.traffic import catalog, pgbinary
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.points import Columns, bucket_columns, empty, raw_columns
 from webapp.traffic.tiers import Segment
@@ -47,6 +47,31 @@ def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
         rows = cur.fetchall()
     found = {tier: done for _, tier, done in rows if tier}
     return rows[0][0], {t.name: found.get(t.name) for t in rollup.TIERS}
+
+
+# The plot's series (catalog.ROW_SQL) with the database clock and the rollup watermarks: every
+# plot, API and CSV request needs all three before it can choose its tiers, so they come in one
+# prepared statement (one round trip, no planning after the first on a connection).
+_SERIES_AND_CLOCK = f"""
+SELECT k.now, k.tiers, k.marks, c.*
+  FROM (SELECT now() AS now,
+               array(SELECT tier::text FROM traffic_rollup_watermark ORDER BY tier) AS tiers,
+               array(SELECT done_until FROM traffic_rollup_watermark ORDER BY tier) AS marks) k
+  LEFT JOIN ({catalog.ROW_SQL}) c ON true"""
+
+
+def series_and_clock(ids: list[int]) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None]]:
+    """catalog.load_series(ids) and now_and_watermarks() in one round trip."""
+    with pgbinary.server_cursor() as cur:
+        # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
+        # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
+        cur.execute(_SERIES_AND_CLOCK, [list(ids)], prepare=True, binary=True)
+        rows = cur.fetchall()
+    now, tiers, marks = rows[0][:3]
+    now = now.astimezone(timezone.utc)          # binary timestamptz comes in the session's zone
+    found = {row[3]: catalog.from_row(row[3:]) for row in rows if row[3] is not None}
+    done = dict(zip(tiers, marks))
+    return catalog.in_order(ids, found), now, {t.name: done.get(t.name) for t in rollup.TIERS}
 
 
 def retention_cutoffs(now: datetime) -> dict[str, datetime | None]:
@@ -149,36 +174,24 @@ def _by_switch(series: Sequence[SeriesInfo]) -> dict[int, list[SeriesInfo]]:
 
 # --- rollup tiers and their tail ------------------------------------------------------------
 
-
-
 def _raw_segment_sql(i: int) -> str:
     # Each sample row's arrays are decompressed once, in a subquery kept apart (OFFSET 0) whose
-    # slices [:] are plain arrays: subscripted where they lie, each pglz-compressed array was
+    # slices [:] are plain arrays: subscripted where they lie, each compressed array was
     # decompressed again for every wanted series (7 ms instead of 1.4 for 48 series, 12 rows).
+    # The wanted series' array positions are found in the layouts used in the segment, in the
+    # same statement (a round trip less than looking them up first).
     rate = "u.d::float8 * 1000 / s.interval_ms"
+    rows = f"FROM traffic_sample WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s"
     return f"""SELECT m.sid AS series_id, s.time AS b,
        CASE WHEN {DRAWN} THEN u.d ELSE 0 END AS sd,
        CASE WHEN {DRAWN} THEN s.interval_ms ELSE 0 END AS si,
        CASE WHEN {DRAWN} THEN {rate} END AS mx, CASE WHEN {DRAWN} THEN {rate} END AS mn,
        1 AS n, CASE WHEN (u.f & ~{FLAG_WRAP}) <> 0 THEN 1 ELSE 0 END AS fl
-  FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags FROM traffic_sample
-        WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s OFFSET 0) s
-  JOIN unnest(%(lay)s::int[], %(sid)s::int[], %(pos)s::int[]) AS m(layout_id, sid, pos) ON m.layout_id = s.layout_id
+  FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s
+  JOIN (SELECT l.id AS layout_id, w.sid, array_position(l.series_ids, w.sid) AS pos
+          FROM traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid)
+         WHERE l.id IN (SELECT DISTINCT layout_id {rows}) OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
   CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f) u"""
-
-
-def flat_positions(series: Sequence[SeriesInfo]) -> dict:
-    """Parameters lay/sid/pos (parallel arrays) and sw for the raw part of tail_sql."""
-    by_switch = _by_switch(series)
-    positions = layout_positions(list(by_switch), {s.id for s in series})
-    lay, sid, pos = [], [], []
-    for per_switch in positions.values():
-        for layout_id, hits in per_switch.items():
-            for series_id, p in hits.items():
-                lay.append(layout_id)
-                sid.append(series_id)
-                pos.append(p)
-    return {"lay": lay, "sid": sid, "pos": pos, "sw": list(by_switch)}
 
 
 def tail_sql(res: str, tail: Sequence[Segment]) -> str:
@@ -198,79 +211,64 @@ def tail_sql(res: str, tail: Sequence[Segment]) -> str:
 
 
 def tail_params(series: Sequence[SeriesInfo], tail: Sequence[Segment]) -> dict:
-    params: dict = {"ids": [s.id for s in series]}
-    if any(src == "raw" for src, _, _ in tail):
-        params.update(flat_positions(series))
+    """ids (the series), sw (their switches) and lo<i>/hi<i> of each segment."""
+    params: dict = {"ids": [s.id for s in series], "sw": sorted({s.switch_id for s in series})}
     for i, (_, lo, hi) in enumerate(tail):
         params[f"lo{i}"], params[f"hi{i}"] = lo, hi
     return params
 
 
-# Each column of a series comes back as one bytea of big-endian binary values (float8send/int8send
-# concatenated in bucket order), read as a numpy array without a Python object per value.
-# Reading 17,520 buckets this way takes less time than fetching them as rows (benchmark 3b).
-_COLUMN_TYPES = (("float8send", ">f8"), ("int8send", ">i8"), ("float8send", ">f8"), ("float8send", ">f8"),
-                 ("float8send", ">f8"), ("int4send", ">i4"), ("int4send", ">i4"))
+# A bucket as the plot reads it: (name, type) of each column, never NULL (a missing rate is NaN),
+# so that each column arrives as one binary array and becomes a numpy column (pgbinary).
+_BUCKET_COLUMNS = (("sid", "int4"), ("t", "float8"), ("d", "int8"), ("s", "float8"), ("mx", "float8"),
+                   ("mn", "float8"), ("n", "int4"), ("f", "int4"))
 # date_part, not extract: extract returns numeric since PostgreSQL 14 (2 ms more for 17,520 rows).
-_BUCKET_VALUES = ("date_part('epoch', bucket) AS t, sum_delta AS d, sum_interval_ms::float8 / 1000 AS s, "
-                  "coalesce(max_rate, 'NaN') AS mx, coalesce(min_rate, 'NaN') AS mn, samples AS n, flagged AS f")
+_BUCKET_VALUES = ("series_id AS sid, date_part('epoch', bucket) AS t, sum_delta AS d, "
+                  "sum_interval_ms::float8 / 1000 AS s, coalesce(max_rate, 'NaN') AS mx, "
+                  "coalesce(min_rate, 'NaN') AS mn, samples AS n, flagged AS f")
 
 
-def buckets_sql(res: str, main: Segment | None, tail: Sequence[Segment], low: bool = True) -> str:
-    """All buckets of the plot as rows (part, series_id, binary columns...): part 0 the main tier,
-    part 1 the tail, each aggregated on its own so that neither is sorted with the other (the
-    main tier comes in index order). The aggregates read their input in the order of the sorted
-    subquery (PostgreSQL feeds a sorted subquery to a grouped aggregate as it comes);
-    fetch_buckets checks the order anyway."""
-    # Without `low` (only the API's points show it) its column is NULL: a seventh of the work.
-    columns = ", ".join("NULL::bytea" if name == "mn" and not low else f"string_agg({send}({name}), '')"
-                        for (send, _), name in zip(_COLUMN_TYPES, ("t", "d", "s", "mx", "mn", "n", "f")))
+def buckets_sql(res: str, main: Segment | None, tail: Sequence[Segment]) -> str:
+    """All buckets of the plot, one row each (_BUCKET_VALUES), in no particular order: the main
+    tier, then the tail aggregated. Sorting is left to the client (fetch_buckets): sorted in
+    the statement, PostgreSQL sorted the tier's rows, slower than numpy sorts them afterwards."""
     parts = []
     if main is not None:
-        parts.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged "
-                     f"FROM {TIER[res].table} WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
+        parts.append(f"SELECT {_BUCKET_VALUES} FROM {TIER[res].table} "
+                     "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
     if tail:
-        parts.append(f"SELECT * FROM ({tail_sql(res, tail)}) t")
-    return " UNION ALL ".join(
-        f"(SELECT {i}, series_id, {columns} FROM (SELECT series_id, {_BUCKET_VALUES} FROM ({part}) u "
-        f"ORDER BY series_id, bucket) x GROUP BY series_id)" for i, part in enumerate(parts))
-
-
-def binary_cursor() -> psycopg.Cursor:
-    """A plain psycopg cursor on Django's connection, for the one statement of a plot: results
-    in binary (bytea arrives as bytes, not hex text to decode: 4 ms of 19 for 48 ports a year).
-    It bypasses Django's cursor wrapper, so the statement is not in Django's query log."""
-    connection.ensure_connection()
-    return psycopg.Cursor(connection.connection)
+        parts.append(f"SELECT {_BUCKET_VALUES} FROM ({tail_sql(res, tail)}) t")
+    return " UNION ALL ".join(parts)
 
 
 def fetch_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
-                  tail: Sequence[Segment], low: bool = True) -> dict[int, Columns]:
+                  tail: Sequence[Segment]) -> dict[int, Columns]:
     """Each series' buckets of width `res` over [main, tail), oldest first, in one statement (so
-    one snapshot: a rollup committing meanwhile cannot make a bucket appear twice or not at all).
-    low=False: the lowest rates are not read (NaN)."""
+    one snapshot: a rollup committing meanwhile cannot make a bucket appear twice or not at all)."""
     out = {s.id: empty() for s in series}
     if main is None and not tail:
         return out
     params = tail_params(series, tail)
     if main is not None:
         params["mlo"], params["mhi"] = main[1], main[2]
-    parts: dict[int, list] = defaultdict(list)
-    with binary_cursor() as cur:
-        cur.execute(buckets_sql(res, main, tail, low), params, binary=True)
-        for part, sid, *blobs in cur.fetchall():
-            t = np.frombuffer(blobs[0] or b"", ">f8")
-            parts[sid].append((part, [t] + [np.frombuffer(b, dtype) if b is not None else np.full(len(t), np.nan)
-                                            for b, (_, dtype) in zip(blobs[1:], _COLUMN_TYPES[1:])]))
-    for sid, found in parts.items():
-        found.sort(key=lambda pc: pc[0])          # main tier first, then the tail after it
-        cols = [np.concatenate(c) for c in zip(*(cs for _, cs in found))]
-        t = cols[0]
+    col = pgbinary.fetch_columns(buckets_sql(res, main, tail), params, _BUCKET_COLUMNS)
+    # Stable: of two rows of a series at one time (main and tail overlapping, which the plan
+    # rules out), the main tier's comes first and is the one kept below.
+    order = np.lexsort((col["t"], col["sid"]))
+    col = {name: values[order] for name, values in col.items()}
+    sids = col["sid"]
+    width = float(TIER[res].seconds)
+    for sid in out:
+        lo, hi = np.searchsorted(sids, [sid, sid + 1])
+        if lo == hi:
+            continue
+        part = {name: values[lo:hi] for name, values in col.items()}
+        t = part["t"]
         if len(t) > 1 and not (t[1:] > t[:-1]).all():
-            # should the aggregates ever see their input out of order: sort, one per time
-            _, keep = np.unique(t, return_index=True)
-            cols = [c[keep] for c in cols]
-        out[sid] = bucket_columns(float(TIER[res].seconds), *cols)
+            keep = np.unique(t, return_index=True)[1]
+            part = {name: values[keep] for name, values in part.items()}
+        out[sid] = bucket_columns(width, part["t"], part["d"], part["s"], part["mx"], part["mn"], part["n"],
+                                  part["f"])
     return out
 
 
@@ -285,7 +283,7 @@ def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
     if basis == "raw":
         assert main is not None
         rates = f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0)}) x WHERE si > 0"
-        params = {**flat_positions(series), "lo0": main[1], "hi0": main[2]}
+        params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
     else:
         parts = []
         params = tail_params(series, tail)

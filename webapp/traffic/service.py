@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from webapp.traffic import catalog, params, points, queries, tiers, units
+from webapp.traffic import params, points, queries, tiers, units
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest, PlotRequest
 from webapp.traffic.points import Columns, Gap, Stats
@@ -44,13 +44,18 @@ class Plan:
         return tiers.p95_basis(self.start, self.end, self.poll_interval_s, self.cut)
 
 
-def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, res: str | None = None) -> Plan:
-    """Choose the range, the resolution and the tables; BadRequest/UnitError when impossible."""
+Clock = tuple[datetime, dict[str, datetime | None]]     # database now() and rollup watermarks
+
+
+def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, res: str | None = None,
+         clock: Clock | None = None) -> Plan:
+    """Choose the range, the resolution and the tables; BadRequest/UnitError when impossible.
+    clock: as read with the series (queries.series_and_clock), else read here."""
     if not series:
         raise BadRequest("no series selected: give s=<series id>[,<series id>...] (see /traffic/api/series)")
     unit = units.auto_unit(series) if req.unit == "auto" else req.unit
     factors = {s.id: units.factor(s, unit) for s in series}
-    now, done = queries.now_and_watermarks()
+    now, done = clock or queries.now_and_watermarks()
     first = queries.first_data(series) if req.range == "all" else None
     start, end = params.resolve_range(req, now, first)
     poll = float(min(s.poll_interval_s for s in series))
@@ -84,14 +89,13 @@ class Plotted:
     stats: Stats
 
 
-def fetch(p: Plan, *, with_p95: bool = True, with_low: bool = True) -> list[Plotted]:
+def fetch(p: Plan, *, with_p95: bool = True) -> list[Plotted]:
     """The plot's points, gaps (with their reasons) and statistics; the 95th percentile only when
-    asked, because it reads a finer resolution than the plot (see p95); the buckets' lowest rates
-    only when asked (the figure does not draw them)."""
+    asked, because it reads a finer resolution than the plot (see p95)."""
     if p.res == "raw":
         data = queries.fetch_raw(p.series, p.start, p.end)
     else:
-        data = queries.fetch_buckets(p.series, p.res, p.main, p.tail, low=with_low)
+        data = queries.fetch_buckets(p.series, p.res, p.main, p.tail)
     p95s = p95(p) if with_p95 else {}
     out = []
     for s in p.series:
@@ -183,8 +187,8 @@ def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
 
 
 def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:
-    series = catalog.load_series(list(req.series_ids))
-    return plan(req, series, **kw), series
+    series, now, done = queries.series_and_clock(list(req.series_ids))
+    return plan(req, series, clock=(now, done), **kw), series
 
 
 def estimated_rows(p: Plan) -> int:

@@ -11,6 +11,7 @@ from typing import Callable
 
 from urllib.parse import urlencode
 
+import orjson
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -43,6 +44,12 @@ def answers_400(kind: str) -> Callable:
     return wrap
 
 
+def fast_json(body: dict) -> HttpResponse:
+    """The plot's JSON: orjson encodes a plot's body 20x faster than json.dumps (0.2 of 4 ms for
+    one port, benchmark 3a). Only str keys and plain values go in; a NaN would become null."""
+    return HttpResponse(orjson.dumps(body), content_type="application/json")
+
+
 @answers_400("html")
 def page(request: HttpRequest) -> HttpResponse:
     req = params.parse(request.GET)
@@ -62,7 +69,7 @@ def page(request: HttpRequest) -> HttpResponse:
 
 
 @answers_400("json")
-def data(request: HttpRequest) -> JsonResponse:
+def data(request: HttpRequest) -> HttpResponse:
     """The points, gaps and statistics of a plot. figure=1 adds the Plotly figure; points=0 leaves
     out the point columns (the page draws the figure); p95=0 leaves out the 95th percentile,
     which reads a finer resolution than the plot (the page asks api/p95 after drawing)."""
@@ -72,25 +79,25 @@ def data(request: HttpRequest) -> JsonResponse:
     with_points = params.on_off(request.GET, "points", True)
     with_p95 = params.on_off(request.GET, "p95", True)
     plan, _ = service.resolve(req)
-    plotted = service.fetch(plan, with_p95=with_p95, with_low=with_points)
+    plotted = service.fetch(plan, with_p95=with_p95)
     body = service.data_json(plan, plotted, with_points=with_points)
     if figure:
         body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
                                      plan.req.stack)
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    response = JsonResponse(body)
+    response = fast_json(body)
     response["Server-Timing"] = f"app;dur={body['server_ms']}"
     return response
 
 
 @answers_400("json")
-def p95(request: HttpRequest) -> JsonResponse:
+def p95(request: HttpRequest) -> HttpResponse:
     """The 95th percentile of each series over the same range as api/data with the same query."""
     started = time.perf_counter()
     plan, _ = service.resolve(params.parse(request.GET))
     body = service.p95_json(plan, service.p95(plan))
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    return JsonResponse(body)
+    return fast_json(body)
 
 
 @answers_400("text")

@@ -76,3 +76,15 @@ def test_database_url_parsing():
     assert (db["USER"], db["PASSWORD"], db["HOST"], db["PORT"], db["NAME"]) == ("us@er", "p/w", "db.example", "6543", "cellar")
     with pytest.raises(env.EnvError, match="no database name"):
         env.parse_database_url("DATABASE_URL", "postgres://u@h:5432/")
+
+
+@pytest.mark.parametrize("value, threshold, generic", [("true", 2**31 - 1, True), ("false", None, False)])
+def test_prepared_statements_switch(value, threshold, generic):
+    proc = subprocess.run(
+        [sys.executable, "-c", "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='webapp.settings'; django.setup();"
+         "from django.conf import settings as s; o = s.DATABASES['default']['OPTIONS'];"
+         "print(o['prepare_threshold'], 'plan_cache_mode=force_generic_plan' in o['options'])"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "CELLAR_ENV_FILE": "/nonexistent", "SECRET_KEY": "x" * 50,
+             "DATABASE_URL": "postgres://u@h/db", "REDIS_URL": "redis://h/0", "DATABASE_PREPARED_STATEMENTS": value})
+    assert proc.stdout.split() == [str(threshold), str(generic)], proc.stderr

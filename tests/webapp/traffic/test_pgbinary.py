@@ -142,3 +142,35 @@ def test_a_prepared_plot_sees_a_chunk_created_after_its_plan(net, client, plain_
     assert len(points["t"]) == len(before[-1]["series"][0]["points"]["t"]) + 1
     assert points["t"][0] == f"{old:%Y-%m-%dT%H:%M:%SZ}" and points["avg"][0] == pytest.approx(7.0)
     assert _prepared_generic_plans() >= 4          # read by the plan made before the chunk
+
+
+@pytest.mark.django_db
+def test_timestamps_come_back_as_unix_seconds():
+    cols = pgbinary.fetch_columns(
+        "SELECT t FROM unnest(ARRAY['1970-01-01T00:00:00Z', '1999-12-31T23:59:59.5Z', '2000-01-01T00:00:00Z', "
+        "'2026-11-22T19:00:00.000001Z']::timestamptz[]) AS t", {}, [("t", "timestamptz")])
+    assert pgbinary.epoch_seconds(cols["t"]).tolist() == pytest.approx([0.0, 946684799.5, 946684800.0,
+                                                                       1795374000.000001], abs=1e-6)
+
+
+def test_a_plot_without_prepared_statements(net, client, plain_static):
+    """DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them): the same answer,
+    nothing prepared on the connection."""
+    from tests.webapp.traffic.conftest import RX
+
+    saved = connection.settings_dict["OPTIONS"]
+    connection.close()
+    connection.settings_dict["OPTIONS"] = {**saved, "prepare_threshold": None,
+                                           "options": saved["options"].replace("-c plan_cache_mode=force_generic_plan", "")}
+    try:
+        for _ in range(3):
+            body = client.get(f"/traffic/api/data?s={net.rx.id}&range=7d").json()
+            assert body["series"][0]["stats"]["average"] == pytest.approx(RX, rel=1e-12)
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM pg_prepared_statements")
+            assert cur.fetchone()[0] == 0
+            cur.execute("SHOW plan_cache_mode")
+            assert cur.fetchone()[0] == "auto"
+    finally:
+        connection.close()
+        connection.settings_dict["OPTIONS"] = saved

@@ -10,6 +10,8 @@ What is generated, exactly (sizes for the full run; --smoke uses a week and an h
   generate_series, traffic following a daily cycle with noise: 1d, 1h and 15m buckets for the
   whole year (366 days), 1m buckets for the last 7 days (1 day with --smoke); the other counters
   (packets, errors, discards) have no tier rows (they are not plotted here);
+- one scaffolding row per chunk interval in every hypertable, so that each has the chunks of
+  the default retention (scaffold_chunks: ~90 raw chunks, not 2);
 - watermarks as a rollup running behind the clock leaves them: 1m at now - 3 min, 15m/1h/1d at
   the last boundary their source tier covers; so a plot reads its tier, then a short tail of the
   finer tiers and raw samples, as it would on a live system.
@@ -39,6 +41,43 @@ class PlotData:
         self.out_ids = out_ids
         self.now = now
         self.raw_from = raw_from
+
+
+# Scaffolding rows stand for other switches and series: switch id 0 and series id 0 exist in no
+# inventory (the hypertables have no foreign keys), so no plot or export of the bench switch reads them.
+SCAFFOLD_ID = 0
+SCAFFOLD_TABLES = (("traffic_sample", "raw"), ("traffic_rollup_1m", "1m"), ("traffic_rollup_15m", "15m"),
+                   ("traffic_rollup_1h", "1h"), ("traffic_rollup_1d", "1d"))
+
+
+def scaffold_chunks(cur, now: datetime) -> dict[str, int]:
+    """Give every hypertable the chunks a live system has under the default retention (raw 90
+    days of 1-day chunks, 1m 90 days, 15m 400 days, 1h five years, 1d five years; 0 = forever
+    counts as five years): one row per chunk interval. Planning, locking and chunk exclusion cost
+    per chunk, so a plot measured over two days of raw chunks would look faster than it is.
+    Returns the number of chunks of each table afterwards."""
+    from collector import rollup
+
+    days = rollup._settings_days()
+    out = {}
+    for table, key in SCAFFOLD_TABLES:
+        cur.execute("SELECT extract(epoch FROM time_interval) FROM timescaledb_information.dimensions "
+                    "WHERE hypertable_name = %s", [table])
+        step = timedelta(seconds=float(cur.fetchone()[0]))
+        span = timedelta(days=days[key] or 1830)
+        times = [now - k * step for k in range(int(span / step) + 1)]
+        if table == "traffic_sample":
+            cur.execute("INSERT INTO traffic_sample (time, uptime_cs, switch_id, layout_id, interval_ms, raw, delta, "
+                        "flags) SELECT t, s.uptime_cs, %s, s.layout_id, s.interval_ms, s.raw, s.delta, s.flags "
+                        "FROM unnest(%s::timestamptz[]) t, (SELECT * FROM traffic_sample ORDER BY time LIMIT 1) s "
+                        "ON CONFLICT DO NOTHING", [SCAFFOLD_ID, times])
+        else:
+            cur.execute(f"INSERT INTO {table} (bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, "
+                        "samples, flagged) SELECT date_trunc('minute', t), %s, 0, 60000, 0, 0, 1, 0 "
+                        "FROM unnest(%s::timestamptz[]) t ON CONFLICT DO NOTHING", [SCAFFOLD_ID, times])
+        cur.execute("SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = %s", [table])
+        out[key] = cur.fetchone()[0]
+    return out
 
 
 def ensure(ctx: Context) -> PlotData:
@@ -106,12 +145,13 @@ CROSS JOIN LATERAL (SELECT (0.65 + 0.35 * sin(2 * pi() * extract(epoch FROM b) /
         for tier, t in wm.items():
             cur.execute("INSERT INTO traffic_rollup_watermark (tier, done_until) VALUES (%s, %s) "
                         "ON CONFLICT (tier) DO UPDATE SET done_until = EXCLUDED.done_until", [tier, t])
+        scaffold = scaffold_chunks(cur, now)
         for tier, _ in TIERS:
             cur.execute(f"ANALYZE traffic_rollup_{tier}")
         cur.execute("ANALYZE traffic_sample")
     data = PlotData(switch.id, in_ids, out_ids, now, raw_from)
     ctx.cache["plotdata"] = data
-    ctx.info["3-4 data"] = {"raw_rows": n_rows, "raw_values_per_row": len(g.plan.series_ids),
+    ctx.info["3-4 data"] = {"chunks": scaffold, "raw_rows": n_rows, "raw_values_per_row": len(g.plan.series_ids),
                             "raw_days": round(raw_days, 3), "tier_rows": rows, "tier_series": 96,
                             "tiers_days": {"1d": year, "1h": year, "15m": year, "1m": m1_days},
                             "generated_s": round(time.monotonic() - t_start, 1)}

@@ -34,18 +34,17 @@ try:
         # A query that runs away must not hold a web worker forever. No JIT: a range read plans
         # over hundreds of chunks and LLVM compiled for seconds before the first row (measured:
         # 23 s for a year of raw samples), while these short queries never gain from it.
-        # Generic plans for prepared statements: PostgreSQL would otherwise re-plan the plot's
-        # statement at every run (its generic plan, over all chunks, looks costlier), and planning
-        # a UNION over five hypertables took longer than running it; TimescaleDB excludes the
-        # chunks outside the range when the plan starts (ChunkAppend). Only statements prepared
-        # on purpose are concerned (below) and the PL/pgSQL of migration 0007's trigger.
         "options": f"-c statement_timeout={env.env_int('DATABASE_STATEMENT_TIMEOUT_MS', 60000, minimum=0)} "
-                   "-c jit=off" + (" -c plan_cache_mode=force_generic_plan" if DATABASE_PREPARED_STATEMENTS else ""),
+                   "-c jit=off",
         "connect_timeout": env.env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1),
         # Server-side prepared statements only where the code asks (execute(..., prepare=True):
         # the plot's series catalog and bucket columns, webapp/traffic/pgbinary.py); Django's own
-        # cursors bind client-side and never prepare. Off (None) behind a pooler that cannot keep
-        # them (PgBouncer in transaction mode before 1.21).
+        # cursors bind client-side and never prepare. PostgreSQL's plan_cache_mode stays auto:
+        # the catalog's five-table join goes to a generic plan after five runs (planning it cost
+        # 4x running it), the plot's UNION over five hypertables keeps custom plans, which exclude
+        # chunks while planning (a generic plan locks and checks every chunk at each run: slower
+        # with the ~150 chunks of the default retention, docs/benchmarks.md). Off (None) behind a
+        # pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
         "prepare_threshold": 2**31 - 1 if DATABASE_PREPARED_STATEMENTS else None,
     }
     REDIS_URL = env.check_redis_url("REDIS_URL", env.env_str("REDIS_URL"))

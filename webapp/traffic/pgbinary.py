@@ -5,10 +5,11 @@ more than the database spends finding them (benchmark 3). Here the rows are gath
 server into one array per column (`array_agg`, one result row), which arrives in PostgreSQL's
 binary array format and becomes a numpy column in one call. What was tried before: one bytea
 per series and column (string_agg of float8send: the server sorted and aggregated, 2x a bare
-select for one port) and binary COPY (no prepared plan, and psycopg reads it one row per call).
+select for one port) and binary COPY (cannot be prepared, and psycopg reads it one row per call).
 
 The statement is prepared (see server_cursor): a plot is asked for again and again with the
-same shape, and planning its UNION over five hypertables cost more than running it.
+same text, which is then parsed and analysed once per connection; PostgreSQL still chooses
+between custom and generic plans (plan_cache_mode auto, see webapp/settings.py).
 
 Binary array format (PostgreSQL src/backend/utils/adt/arrayfuncs.c, array_send): int32 number
 of dimensions, int32 has-nulls flag, int32 element type OID, per dimension int32 length and
@@ -89,7 +90,7 @@ def fetch_columns(query: str, params: Mapping, columns: Sequence[tuple[str, str]
     """Each named column of `query`'s rows as a numpy array (same row order in every column).
 
     columns: (name, element type) pairs; the query must name its output columns so and never
-    yield NULL in them. Prepared: a query text is planned once per connection."""
+    yield NULL in them. Prepared (parsed once per connection)."""
     select = ", ".join(f"array_agg({name}::{element})" for name, element in columns)
     with server_cursor() as cur:
         for element in {e for _, e in columns}:

@@ -33,10 +33,9 @@ def streaming_plan(cur) -> None:
     cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
 
 
-def db_now() -> datetime:
-    with connection.cursor() as cur:
-        cur.execute("SELECT now()")
-        return cur.fetchone()[0]
+def _every_tier(found: dict[str, datetime]) -> dict[str, datetime | None]:
+    """Watermarks as read, with None for a tier the rollup has not started."""
+    return {t.name: found.get(t.name) for t in rollup.TIERS}
 
 
 def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
@@ -45,8 +44,7 @@ def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
         cur.execute("SELECT now(), tier, done_until FROM (SELECT 1) one "
                     "LEFT JOIN traffic_rollup_watermark ON true")
         rows = cur.fetchall()
-    found = {tier: done for _, tier, done in rows if tier}
-    return rows[0][0], {t.name: found.get(t.name) for t in rollup.TIERS}
+    return rows[0][0], _every_tier({tier: done for _, tier, done in rows if tier})
 
 
 # The plot's series (catalog.ROW_SQL) with the database clock and the rollup watermarks: every
@@ -70,16 +68,11 @@ def series_and_clock(ids: list[int]) -> tuple[list[SeriesInfo], datetime, dict[s
     now, tiers, marks = rows[0][:3]
     now = now.astimezone(timezone.utc)          # binary timestamptz comes in the session's zone
     found = {row[3]: catalog.from_row(row[3:]) for row in rows if row[3] is not None}
-    done = dict(zip(tiers, marks))
-    return catalog.in_order(ids, found), now, {t.name: done.get(t.name) for t in rollup.TIERS}
+    return catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks)))
 
 
 def retention_cutoffs(now: datetime) -> dict[str, datetime | None]:
     return rollup.cutoffs(now, rollup._settings_days())
-
-
-def watermarks() -> dict[str, datetime | None]:
-    return rollup.watermarks()
 
 
 def first_data(series: Sequence[SeriesInfo]) -> datetime | None:

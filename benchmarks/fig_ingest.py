@@ -2,7 +2,7 @@
 
 Rows: consecutive 15 s polls of simnet's 48-port IP switch (432 values per row: 384 counters
 and 48 ifCounterDiscontinuityTime), made by benchmarks/gen.py with Cellar's own derivation.
-Cellar: collector.writer.write_samples(rows), one call for the whole batch (COPY into a
+Cellar: collector.archive.writer.write_samples(rows), one call for the whole batch (COPY into a
 temporary table, INSERT ... ON CONFLICT DO NOTHING), wall time including its commit.
 Reference: `psql -c "\\copy traffic_sample (...) FROM 'file'"` of the same rows (the same
 arrays as COPY text), wall time of the psql process. The hypertable is emptied (TRUNCATE) before
@@ -58,7 +58,7 @@ def _count() -> int:
 
 
 def run(ctx: Context) -> list[Measure]:
-    from collector import writer
+    from collector.archive import writer
 
     n_rows = ctx.size(60, 3000)
     n_single = ctx.size(20, 300)

@@ -24,14 +24,14 @@ GOAL_RATE = 50_000
 
 
 def _columns(profile_name: str) -> list[str]:
-    from collector.poll import columns_to_walk
-    from collector.profiles import get_profile
+    from collector.core.poll import columns_to_walk
+    from collector.core.profiles import get_profile
 
     return columns_to_walk(get_profile(profile_name), "2c", fallbacks=False)
 
 
 def _switch(name: str, address: str, port: int, community: str, profile: str):
-    from webapp.inventory.models import Switch
+    from collector.inventory.models import Switch
 
     Switch.objects.filter(name=name).delete()
     return Switch.objects.create(name=name, address=address, snmp_port=port, community=community, profile=profile,
@@ -48,7 +48,7 @@ def _backend_pid() -> int:
 
 def _measure(ctx: Context, key: str, title: str, switch, address: str, port: int, community: str,
              columns: list[str], polls: int) -> list[Measure]:
-    from collector import runner
+    from collector.poller import runner
 
     for _ in range(2):                       # series, layout, caches: not what a steady poll costs
         out = runner.poll_once(switch.id)

@@ -4,8 +4,8 @@ Agents: net-snmp snmpd processes in one network namespace holding 48 interfaces 
 lo, the uplink), each switch row pointing at one of them (UDP 161, 162, ...): every poll is a
 real walk of the 9 if-mib columns of 48 interfaces (384 counters + 48 discontinuity times).
 Switches: ceil(10,000 / 48) = 209 rows, profile if-mib, 15 s (--smoke: a handful at 2 s).
-Processes: a private redis-server, `celery -A collector.celery_app worker --pool threads
---concurrency 16 -Q polls,default` and `celery -A collector.celery_app beat` (the scheduler of
+Processes: a private redis-server, `celery -A collector.poller.celery_app worker --pool threads
+--concurrency 16 -Q polls,default` and `celery -A collector.poller.celery_app beat` (the scheduler of
 collector/schedule.py), as `make run` starts them, against the benchmark database; discovery
 every hour (CELLAR_DISCOVERY_INTERVAL, so that no discovery burst falls in the window), the
 rollup task every 60 s as configured by default.
@@ -188,7 +188,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def run(ctx: Context) -> list[Measure]:
-    from webapp.inventory.models import Switch
+    from collector.inventory.models import Switch
 
     reason = netlab.unavailable_reason()
     if reason:
@@ -217,7 +217,7 @@ def run(ctx: Context) -> list[Measure]:
                    "CELLAR_DISCOVERY_INTERVAL": "3600", "CELLAR_SPOOL_DIR": str(ctx.work / "spool"),
                    "CELLAR_BEAT_HEARTBEAT": str(ctx.work / "beat-heartbeat"), "PYTHONUNBUFFERED": "1",
                    "DATABASE_STATEMENT_TIMEOUT_MS": "60000"}
-            celery = [sys.executable, "-m", "celery", "-A", "collector.celery_app"]
+            celery = [sys.executable, "-m", "celery", "-A", "collector.poller.celery_app"]
             reuse = os.environ.get("CELLAR_BENCH_DB_REUSE_MAX")
             # Experiment switch: another CELERY_DB_REUSE_MAX than collector/celery_app's 1000
             # (0: Celery's Django fixup closes every connection before and after each task).
@@ -225,7 +225,7 @@ def run(ctx: Context) -> list[Measure]:
                 sys.executable, "-c", "import os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', "
                 "'webapp.settings'); from django.conf import settings; "
                 f"settings.CELERY_DB_REUSE_MAX = {int(reuse)}; from celery.__main__ import main; "
-                "sys.argv = ['celery', '-A', 'collector.celery_app'] + sys.argv[1:]; main()"]
+                "sys.argv = ['celery', '-A', 'collector.poller.celery_app'] + sys.argv[1:]; main()"]
             if reuse:
                 ctx.info.setdefault("6", {})["CELERY_DB_REUSE_MAX"] = int(reuse)
             worker = Proc("worker", worker_cmd + ["worker", "-l", "INFO", "--pool", "threads", "--concurrency",

@@ -2,7 +2,7 @@
 
 Data: a day of 15 s polls (--smoke: an hour) of simnet's asx200bx (100 counters + the switch's
 counter reset time per row) and ipsw48 (384 counters + 48 ifCounterDiscontinuityTime per row),
-derived by Cellar and written by collector.writer.write_samples (benchmarks/gen.py: realistic
+derived by Cellar and written by collector.archive.writer.write_samples (benchmarks/gen.py: realistic
 traffic, a different random seed per run).
 Cellar: hypertable_detailed_size('traffic_sample').total_bytes (heap + TOAST + indexes of all
 chunks) / readings stored (the elements of the raw arrays, discontinuity times included).
@@ -54,7 +54,7 @@ def _readings(table: str = "traffic_sample") -> tuple[int, int]:
 
 
 def fill(ctx: Context, seed: int, hours: float) -> dict:
-    from collector import writer
+    from collector.archive import writer
 
     db.empty_traffic()
     polls = int(hours * 3600 / 15)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from simnet import model as m
 from simnet import recording as rec
-from simnet.runner import find_free_base_port, snmp_probe
+from simnet.probe import snmp_probe
+from simnet.runner import find_free_base_port
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMUNITY = "asxbig"

@@ -32,7 +32,7 @@ class SimCounter:
 
 def counters_of(switch_name: str, sw=None) -> tuple[str, list[SimCounter], list[tuple[str, str]]]:
     """(profile, counters, discontinuity keys) of a simnet switch as Cellar's profile polls it."""
-    from collector.profiles import get_profile
+    from collector.core.profiles import get_profile
 
     sw = sw or m.build_network().switch(switch_name)
     profile = get_profile(sw.profile)
@@ -69,7 +69,7 @@ class Generator:
         self.active = [self.rng.random() > 0.3 or c.rate == 0 for c in counters]
 
     def _result(self):
-        from collector.poll import CounterReading, PollResult
+        from collector.core.poll import CounterReading, PollResult
 
         rng = self.rng
         day = 0.65 + 0.35 * math.sin(2 * math.pi * (self.t % DAY) / DAY)
@@ -85,8 +85,8 @@ class Generator:
 
     def next_row(self):
         """The next poll's SampleRow (the first one also creates series and layout)."""
-        from collector import ingest
-        from collector.poll import PreviousRow
+        from collector.archive import ingest
+        from collector.core.poll import PreviousRow
 
         result = self._result()
         if self.plan is None:
@@ -102,7 +102,7 @@ class Generator:
 
 
 def make_switch(name: str, profile: str, port: int = 161):
-    from webapp.inventory.models import Switch
+    from collector.inventory.models import Switch
 
     sw, _ = Switch.objects.get_or_create(name=name, defaults={
         "address": "127.0.0.1", "snmp_port": port, "community": "bench", "profile": profile,

@@ -3,7 +3,7 @@
     with SnmpdLab(pairs=500, agents=1) as lab:     # ~1,000 veth ends + lo + uplink
         lab.address, lab.ports[0], lab.community
 
-Everything is built on tests/netns.py (NetnsLab): one namespace `cellar-b-<pid>-snmp` holding
+Everything is built on simnet/netns.py (NetnsLab): one namespace `cellar-b-<pid>-snmp` holding
 `pairs` veth pairs (made in one `ip -n NS -batch -` call: this kernel has no dummy driver) and
 an uplink veth to the root namespace on a free link-local /30. `agents` snmpd processes listen
 on the namespace side of the uplink (UDP 161, 162, ...). close() (also on failure half way, on
@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 
-from tests import netns
-from tests.agents import _v2c_get_sysuptime
+from simnet import netns
+from simnet.probe import wait_for_agent
 
 SNMPD = shutil.which("snmpd") or "/usr/sbin/snmpd"
 PREFIX = "cellar-b-"
@@ -121,17 +119,8 @@ class SnmpdLab:
         assert self.ns is not None
         proc = self.lab.spawn(self.ns, [SNMPD, "-f", "-Lf", os.path.join(d, "snmpd.log"), "-C", "-c", conf,
                                         "-p", os.path.join(d, "snmpd.pid"), f"udp:{self.address}:{port}"], env=env)
-        req = _v2c_get_sysuptime(COMMUNITY)
-        deadline = time.monotonic() + 15
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.settimeout(0.2)
-            while time.monotonic() < deadline and proc.poll() is None:
-                try:
-                    s.sendto(req, (self.address, port))
-                    if s.recvfrom(65535)[0]:
-                        return proc
-                except OSError:
-                    time.sleep(0.1)
+        if wait_for_agent(self.address, port, COMMUNITY, 15, alive=lambda: proc.poll() is None):
+            return proc
         raise netns.NetnsError(f"snmpd {k} in {self.ns.name} did not answer on {self.address}:{port}")
 
     def close(self) -> None:

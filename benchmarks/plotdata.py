@@ -56,9 +56,9 @@ def scaffold_chunks(cur, now: datetime) -> dict[str, int]:
     counts as five years): one row per chunk interval. Planning, locking and chunk exclusion cost
     per chunk, so a plot measured over two days of raw chunks would look faster than it is.
     Returns the number of chunks of each table afterwards."""
-    from collector import rollup
+    from collector.archive import rollup
 
-    days = rollup._settings_days()
+    days = rollup.retention_days()
     out = {}
     for table, key in SCAFFOLD_TABLES:
         cur.execute("SELECT extract(epoch FROM time_interval) FROM timescaledb_information.dimensions "
@@ -86,9 +86,9 @@ def ensure(ctx: Context) -> PlotData:
         return got
     from django.db import connection
 
-    from collector import writer
-    from webapp.inventory.models import Port
-    from webapp.traffic.models import Series
+    from collector.archive import writer
+    from collector.inventory.models import Port
+    from collector.archive.models import Series
 
     t_start = time.monotonic()
     raw_days = ctx.size(1 / 24, 2)

@@ -36,6 +36,7 @@ from . import hosts as hostmod
 from . import manifest as mf
 from . import model as m
 from . import recording as rec
+from .probe import snmp_probe
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 ADDRESS = "127.0.0.1"
@@ -45,54 +46,6 @@ DROP_USER, DROP_GROUP = "nobody", "nogroup"
 
 class SimNetError(RuntimeError):
     pass
-
-
-# --------------------------------------------------------------------------- tiny SNMP probe
-
-def _ber_len(n: int) -> bytes:
-    if n < 0x80:
-        return bytes([n])
-    b = n.to_bytes((n.bit_length() + 7) // 8, "big")
-    return bytes([0x80 | len(b)]) + b
-
-
-def _tlv(tag: int, body: bytes) -> bytes:
-    return bytes([tag]) + _ber_len(len(body)) + body
-
-
-def _ber_int(v: int) -> bytes:
-    return _tlv(0x02, v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big", signed=True))
-
-
-def _ber_oid(oid: tuple) -> bytes:
-    body = bytearray([40 * oid[0] + oid[1]])
-    for arc in oid[2:]:
-        chunk = [arc & 0x7F]
-        arc >>= 7
-        while arc:
-            chunk.append(0x80 | (arc & 0x7F))
-            arc >>= 7
-        body.extend(reversed(chunk))
-    return _tlv(0x06, bytes(body))
-
-
-def snmp_get_packet(community: str, request_id: int, oid=(1, 3, 6, 1, 2, 1, 1, 3, 0)) -> bytes:
-    varbind = _tlv(0x30, _ber_oid(tuple(oid)) + b"\x05\x00")
-    pdu = _tlv(0xA0, _ber_int(request_id) + _ber_int(0) + _ber_int(0) + _tlv(0x30, varbind))
-    return _tlv(0x30, _ber_int(1) + _tlv(0x04, community.encode()) + pdu)
-
-
-def snmp_probe(address: str, port: int, community: str, timeout: float = 0.5) -> bool:
-    """True if an SNMPv2c GET of sysUpTime.0 gets any response with our request id."""
-    rid = int(time.time() * 1000) & 0x7FFFFFFF
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.settimeout(timeout)
-        try:
-            s.sendto(snmp_get_packet(community, rid), (address, port))
-            data, _ = s.recvfrom(65535)
-        except OSError:
-            return False
-    return _ber_int(rid)[2:] in data
 
 
 def udp_port_free(address: str, port: int) -> bool:

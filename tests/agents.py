@@ -19,8 +19,10 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass
+
+from collector.core import snmp_codec
+from simnet.probe import wait_for_agent
 
 SNMPD = shutil.which("snmpd") or "/usr/sbin/snmpd"
 
@@ -118,22 +120,9 @@ class NetSnmpAgent:
         raise RuntimeError(f"snmpd did not start: {last_err}")
 
     def _wait_ready(self, wait: float) -> bool:
-        """Ready when it answers a v2c GET of sysUpTime.0 (hand-made packet, no deps)."""
-        deadline = time.monotonic() + wait
-        req = _v2c_get_sysuptime(self.community)
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.settimeout(0.1)
-            while time.monotonic() < deadline:
-                if self.proc is None or self.proc.poll() is not None:
-                    return False
-                try:
-                    s.sendto(req, (self.host, self.port))
-                    data, _ = s.recvfrom(65535)
-                    if data:
-                        return True
-                except OSError:
-                    time.sleep(0.05)
-        return False
+        """Ready when it answers a v2c GET of sysUpTime.0."""
+        return wait_for_agent(self.host, self.port, self.community, wait,
+                              alive=lambda: self.proc is not None and self.proc.poll() is None)
 
     def log_tail(self, n: int = 2000) -> str:
         try:
@@ -187,19 +176,6 @@ class NetSnmpAgent:
         return out.stdout
 
 
-def _v2c_get_sysuptime(community: str) -> bytes:
-    def tlv(tag: int, body: bytes) -> bytes:
-        n = len(body)
-        if n < 0x80:
-            return bytes([tag, n]) + body
-        return bytes([tag, 0x82, n >> 8, n & 0xFF]) + body
-
-    oid = bytes([0x2B, 6, 1, 2, 1, 1, 3, 0])
-    vb = tlv(0x30, tlv(0x06, oid) + b"\x05\x00")
-    pdu = tlv(0xA0, tlv(0x02, b"\x01") + tlv(0x02, b"\x00") + tlv(0x02, b"\x00") + tlv(0x30, vb))
-    return tlv(0x30, tlv(0x02, b"\x01") + tlv(0x04, community.encode()) + pdu)
-
-
 def parse_tool_output(text: str) -> dict[str, tuple[str, str]]:
     """Parse ``-On -Ob -Oe -Ox`` tool output into {oid: (type, raw value text)}.
 
@@ -226,57 +202,6 @@ def parse_tool_output(text: str) -> dict[str, tuple[str, str]]:
 # ---------------------------------------------------------------------------------------
 # A scriptable in-process SNMPv1/v2c agent (for hostile / malformed-response tests)
 
-def ber_len(n: int) -> bytes:
-    if n < 0x80:
-        return bytes((n,))
-    if n < 0x100:
-        return bytes((0x81, n))
-    return bytes((0x82, n >> 8, n & 0xFF))
-
-
-def ber_tlv(tag: int, body: bytes) -> bytes:
-    return bytes((tag,)) + ber_len(len(body)) + body
-
-
-def ber_int(v: int) -> bytes:
-    return v.to_bytes((v.bit_length() + 8) // 8, "big", signed=True)
-
-
-def ber_uint(v: int) -> bytes:
-    return v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big")
-
-
-def encode_value(tag: int, value) -> bytes:
-    """BER TLV for an SNMP value given its tag and a Python value."""
-    from collector import snmp_codec
-
-    if tag == 0x02:
-        body = ber_int(value)
-    elif tag in (0x41, 0x42, 0x43, 0x46, 0x47):
-        body = ber_uint(value)
-    elif tag in (0x04, 0x44, 0x45):
-        body = bytes(value)
-    elif tag == 0x06:
-        body = snmp_codec.oid_to_raw(value)
-    elif tag == 0x40:
-        body = bytes(int(x) for x in value.split("."))
-    elif tag in (0x05, 0x80, 0x81, 0x82):
-        body = b""
-    else:
-        raise ValueError(tag)
-    return ber_tlv(tag, body)
-
-
-def encode_message(version: int, community: bytes, pdu_type: int, request_id: int,
-                   status: int, index: int, varbinds: list[tuple[bytes, bytes]]) -> bytes:
-    """varbinds: (raw OID, encoded value TLV)."""
-    vbs = b"".join(ber_tlv(0x30, ber_tlv(0x06, name) + val) for name, val in varbinds)
-    pdu = (ber_tlv(0x02, ber_int(request_id)) + ber_tlv(0x02, ber_int(status))
-           + ber_tlv(0x02, ber_int(index)) + ber_tlv(0x30, vbs))
-    return ber_tlv(0x30, ber_tlv(0x02, ber_int(version)) + ber_tlv(0x04, community)
-                   + ber_tlv(pdu_type, pdu))
-
-
 class FakeAgent:
     """SNMPv1/v2c agent in the caller's event loop on 127.0.0.1:<free port>.
 
@@ -288,8 +213,6 @@ class FakeAgent:
 
     def __init__(self, mib: dict | None = None, community: str = "public", handler=None,
                  host: str = "127.0.0.1"):
-        from collector import snmp_codec
-
         self.host = host
         self.codec = snmp_codec
         self.community = community.encode()
@@ -300,7 +223,7 @@ class FakeAgent:
         items = []
         for oid, (tag, value) in (mib or {}).items():
             raw = snmp_codec.oid_to_raw(oid)
-            items.append((snmp_codec.raw_to_oid(raw), raw, encode_value(tag, value)))
+            items.append((snmp_codec.raw_to_oid(raw), raw, snmp_codec.encode_value(tag, value)))
         items.sort()
         self.keys = [k for k, _, _ in items]
         self.items = items
@@ -397,7 +320,7 @@ class FakeAgent:
             err, err_index = status, index
         if err and v1:
             out = [(n, b"\x05\x00") for n in names]
-        return encode_message(req.version, req.community, 0xA2, req.request_id, err,
+        return snmp_codec.encode_message(req.version, req.community, 0xA2, req.request_id, err,
                               err_index, out)
 
 

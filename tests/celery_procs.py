@@ -1,6 +1,6 @@
 """Start real Celery worker and beat processes against the test database and a test redis DB.
 
-The processes run the project's own entry points (`celery -A collector.celery_app ...`) with
+The processes run the project's own entry points (`celery -A collector.poller.celery_app ...`) with
 DATABASE_URL pointing at pytest-django's test database, so tests using them must commit
 (django_db(transaction=True)). Each test gives them a redis-server of its own (RedisServer):
 queues shared with another test run would hand this worker tasks for switches it never saw.
@@ -75,7 +75,7 @@ class CeleryProcess:
     def __init__(self, kind: str, tmp_path: Path, *args: str, **env: str):
         self.kind = kind
         self.log_path = tmp_path / f"{kind}.log"
-        cmd = [sys.executable, "-m", "celery", "-A", "collector.celery_app", kind, "-l", "INFO", *args]
+        cmd = [sys.executable, "-m", "celery", "-A", "collector.poller.celery_app", kind, "-l", "INFO", *args]
         if kind == "worker":
             cmd += ["--pool", "threads", "--concurrency", "8", "-Q", "polls,default", "--without-mingle",
                     "--without-gossip", "-n", f"test-{os.getpid()}@%h"]

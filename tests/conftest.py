@@ -28,13 +28,14 @@ def _spool_in_tmp(settings, tmp_path):
 
 @pytest.fixture(autouse=True)
 def _fresh_ingest_caches():
-    from collector import ingest, runner
+    from collector.archive import ingest
+    from collector.poller import runner
 
-    ingest._catalogs.clear()
-    runner._switches.clear()
+    ingest.forget_all()
+    runner.forget_switches()
     yield
-    ingest._catalogs.clear()
-    runner._switches.clear()
+    ingest.forget_all()
+    runner.forget_switches()
 
 
 def is_root() -> bool:

@@ -57,6 +57,11 @@ try:
     CELLAR_DEFAULT_POLL_INTERVAL = env.env_int("CELLAR_DEFAULT_POLL_INTERVAL", 15, minimum=1, maximum=3600)
     CELLAR_SNMP_TIMEOUT = env.env_float("CELLAR_SNMP_TIMEOUT", 2.0, minimum=0.1)
     CELLAR_SNMP_RETRIES = env.env_int("CELLAR_SNMP_RETRIES", 1, minimum=0, maximum=5)
+    # auto: our own BER codec for SNMPv1/v2c (fast), pysnmp for v3; pysnmp for everything when
+    # a v1/v2c agent misbehaves with the fast path (collector/core/snmp.py).
+    CELLAR_SNMP_BACKEND = env.env_choice("CELLAR_SNMP_BACKEND", "auto", ("auto", "fast", "pysnmp"))
+    # Directories of extra device profiles (YAML, collector/core/profiles.py), loaded at start.
+    CELLAR_PROFILE_DIRS = env.env_list("CELLAR_PROFILE_DIRS", [])
     CELLAR_DISCOVERY_INTERVAL = env.env_int("CELLAR_DISCOVERY_INTERVAL", 600, minimum=30)
     CELLAR_HOST_CHECK_INTERVAL = env.env_int("CELLAR_HOST_CHECK_INTERVAL", 30, minimum=5)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
@@ -75,15 +80,22 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
-    "webapp.inventory",
+    # What polls and archives (collector/): the inventory, the archive and the poller own the
+    # tables they write; page apps (webapp/) only read them.
+    "collector.inventory",
+    "collector.archive",
+    "collector.poller",
     "webapp.traffic",
     "webapp.status",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
-# hand: hypertables and SQL functions are created with RunSQL there.
+# hand: hypertables and SQL functions are created with RunSQL there. traffic and status keep the
+# history of the tables they created before the archive and the poller took them over.
 MIGRATION_MODULES = {
     "inventory": "migrations.inventory",
+    "archive": "migrations.archive",
+    "poller": "migrations.poller",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
 }
@@ -168,7 +180,7 @@ LOGGING = {
     "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}},
 }
 
-# --- Traffic: plots, rollup tiers and retention (webapp/traffic, collector/rollup.py) ---------
+# --- Traffic: plots, rollup tiers and retention (webapp/traffic, collector/archive/rollup.py) ---
 try:
     # Seconds between rollup runs (beat entry "rollup"); each run catches up within that time.
     CELLAR_ROLLUP_INTERVAL = env.env_int("CELLAR_ROLLUP_INTERVAL", 60, minimum=10, maximum=3600)

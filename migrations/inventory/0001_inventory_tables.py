@@ -2,7 +2,7 @@
 
 import django.core.validators
 import django.db.models.deletion
-import webapp.inventory.secrets
+import collector.inventory.secrets
 from django.db import migrations, models
 
 
@@ -37,12 +37,12 @@ class Migration(migrations.Migration):
                 ('address', models.CharField(help_text='host name or IP address of the agent', max_length=255)),
                 ('snmp_port', models.PositiveIntegerField(default=161, validators=[django.core.validators.MaxValueValidator(65535)])),
                 ('snmp_version', models.CharField(choices=[('1', 'v1'), ('2c', 'v2c'), ('3', 'v3')], default='2c', max_length=2)),
-                ('community', webapp.inventory.secrets.SecretField(blank=True, default='')),
+                ('community', collector.inventory.secrets.SecretField(blank=True, default='')),
                 ('v3_user', models.CharField(blank=True, default='', max_length=64)),
                 ('auth_proto', models.CharField(blank=True, choices=[('', 'none'), ('MD5', 'MD5'), ('SHA', 'SHA'), ('SHA224', 'SHA-224'), ('SHA256', 'SHA-256'), ('SHA384', 'SHA-384'), ('SHA512', 'SHA-512')], default='', max_length=8)),
-                ('auth_key', webapp.inventory.secrets.SecretField(blank=True, default='')),
+                ('auth_key', collector.inventory.secrets.SecretField(blank=True, default='')),
                 ('priv_proto', models.CharField(blank=True, choices=[('', 'none'), ('DES', 'DES'), ('AES', 'AES-128'), ('AES192', 'AES-192'), ('AES256', 'AES-256')], default='', max_length=8)),
-                ('priv_key', webapp.inventory.secrets.SecretField(blank=True, default='')),
+                ('priv_key', collector.inventory.secrets.SecretField(blank=True, default='')),
                 ('timeout_s', models.FloatField(default=2.0, validators=[django.core.validators.MinValueValidator(0.1), django.core.validators.MaxValueValidator(30)])),
                 ('retries', models.PositiveSmallIntegerField(default=1, validators=[django.core.validators.MaxValueValidator(5)])),
                 ('profile', models.CharField(choices=[('auto', 'auto (by sysObjectID and probing)'), ('fore-asx', 'FORE ASX (Fore-Switch-MIB)'), ('atm2', 'ATM-MIB / ATM2-MIB'), ('if-mib', 'IF-MIB interfaces')], default='auto', max_length=16)),

@@ -5,9 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.counters import (
-    COUNTER64_CEILING_PER_S, OVER_TOLERANCE, CounterSpec, Derived, Flag, Reading, derive,
-    derive_row, epoch_change, i64_to_u64, u64_to_i64, wrap_delta,
+from collector.core.facts import Flag, to_i64, to_u64
+from collector.core.counters import (
+    COUNTER64_CEILING_PER_S, OVER_TOLERANCE, CounterSpec, Derived, Reading, derive,
+    derive_row, epoch_change, wrap_delta,
 )
 
 T0 = 1_700_000_000.0           # wall clock of the previous poll
@@ -118,12 +119,12 @@ def test_derive_table(prev, cur, spec, nominal, delta, flags):
                                  (2**64 - 1, -1)],
                          ids=["zero", "one", "i64_max", "i64_min", "u64_max"])
 def test_u64_i64_boundaries(u, i):
-    assert u64_to_i64(u) == i
-    assert i64_to_u64(i) == u
+    assert to_i64(u) == i
+    assert to_u64(i) == u
 
 
-@pytest.mark.parametrize("fn,v", [(u64_to_i64, -1), (u64_to_i64, 2**64),
-                                  (i64_to_u64, 2**63), (i64_to_u64, -2**63 - 1)],
+@pytest.mark.parametrize("fn,v", [(to_i64, -1), (to_i64, 2**64),
+                                  (to_u64, 2**63), (to_u64, -2**63 - 1)],
                          ids=["u64_negative", "u64_too_big", "i64_too_big", "i64_too_small"])
 def test_u64_i64_out_of_range(fn, v):
     with pytest.raises(ValueError):
@@ -277,6 +278,6 @@ def test_derive_row_agrees_with_derive(row):
 
 @given(st.integers(0, 2**64 - 1))
 def test_u64_round_trip(v):
-    i = u64_to_i64(v)
-    assert -2**63 <= i < 2**63 and i64_to_u64(i) == v
+    i = to_i64(v)
+    assert -2**63 <= i < 2**63 and to_u64(i) == v
     assert i.to_bytes(8, "big", signed=True) == v.to_bytes(8, "big")  # same bits as bigint

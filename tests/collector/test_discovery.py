@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from collector.discovery import apply_snapshot
-from collector.snapshot import ChannelInfo, CrossConnectInfo, PathInfo, PortInfo, Snapshot, fore_port_name, parse_fore
-from webapp.inventory.models import CrossConnect, Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory.discovery import apply_snapshot
+from collector.core.snapshot import ChannelInfo, CrossConnectInfo, PathInfo, PortInfo, Snapshot, fore_port_name, parse_fore
+from collector.inventory.models import CrossConnect, Port, Switch, VirtualChannel, VirtualPath
 
 pytestmark = pytest.mark.django_db
 

@@ -7,12 +7,13 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from collector import runner, spool
-from collector.counters import Flag
+from collector.archive import spool
+from collector.poller import runner
+from collector.core.facts import Flag
 from tests.agents import NetSnmpAgent
 from tests.tcpproxy import TcpProxy
-from webapp.inventory.models import Switch
-from webapp.traffic.models import Layout, Sample, Series
+from collector.inventory.models import Switch
+from collector.archive.models import Layout, Sample, Series
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,7 +74,7 @@ def test_database_outage_spools_then_writes_everything_in_order(db_through_proxy
 
 
 def test_a_torn_spool_line_is_set_aside_not_fatal(settings, tmp_path):
-    from collector.poll import CounterReading, PollResult
+    from collector.core.poll import CounterReading, PollResult
 
     settings.CELLAR_SPOOL_DIR = tmp_path
     good = PollResult(42, 1000.0, 5, {("ifHCInOctets", "1"): CounterReading(7, 64)}, {})
@@ -89,7 +90,7 @@ def test_a_torn_spool_line_is_set_aside_not_fatal(settings, tmp_path):
 
 
 def _poll_times(switch_id: int) -> list:
-    from webapp.traffic.models import PollLog
+    from collector.archive.models import PollLog
 
     return list(PollLog.objects.filter(switch_id=switch_id).order_by("time").values_list("time", flat=True))
 

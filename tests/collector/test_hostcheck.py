@@ -5,9 +5,9 @@ import socket
 
 import pytest
 
-from collector import hostcheck
-from webapp.inventory.models import Host
-from webapp.status.models import HostCheck, HostState
+from collector.poller import hostcheck
+from collector.inventory.models import Host
+from collector.poller.models import HostCheck, HostState
 
 pytestmark = pytest.mark.django_db
 

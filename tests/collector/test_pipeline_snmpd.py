@@ -13,12 +13,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from collector import runner
-from collector.counters import Flag
+from collector.poller import runner
+from collector.core.facts import Flag
 from tests.agents import NetSnmpAgent
-from webapp.inventory.models import Port, Switch
-from webapp.status.models import SwitchHealth
-from webapp.traffic.models import Layout, PollLog, Sample, Series
+from collector.inventory.models import Port, Switch
+from collector.poller.models import SwitchHealth
+from collector.archive.models import Layout, PollLog, Sample, Series
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -119,7 +119,7 @@ def test_unknown_switch(snmpd):
 
 
 def test_poll_is_idempotent_for_the_same_result(snmpd):
-    from collector import ingest
+    from collector.archive import ingest
 
     switch = _add(snmpd, name="sw-dup", profile="if-mib")
     outcome = runner.poll_once(switch.id)

@@ -11,10 +11,11 @@ import asyncio
 import random
 import time
 
-from collector.counters import CounterSpec
-from collector.poll import PollResult, SeriesSlot, build_row, poll_switch
-from collector.profiles import get_profile, object_by_name
-from collector.snmp import SnmpError, SnmpSession, SnmpTarget
+from collector.core.counters import CounterSpec
+from collector.core.poll import PollResult, SeriesSlot, build_row, poll_switch
+from collector.core.profiles import get_profile, object_by_name
+from collector.core.snmp import SnmpSession
+from collector.core.snmp_types import SnmpError, SnmpTarget
 from tests.agents import FakeAgent, mutate
 
 CASES = 10_000
@@ -79,7 +80,7 @@ def _derive(result: PollResult) -> None:
     slots = [SeriesSlot(i, key, CounterSpec(r.width, None), None) for i, (key, r) in enumerate(result.readings.items())]
     prev = build_row(result, 1, slots, None, 15.0)
     shifted = PollResult(1, result.at + 15, result.uptime_cs, result.readings, result.discontinuity)
-    from collector.poll import PreviousRow
+    from collector.core.poll import PreviousRow
 
     build_row(shifted, 1, slots, PreviousRow(prev.at, prev.uptime_cs, {s.series_id: v for s, v in zip(slots, prev.raw)}), 15.0)
 

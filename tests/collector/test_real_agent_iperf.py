@@ -24,19 +24,17 @@ import json
 import math
 import os
 import shutil
-import socket
 import subprocess
-import time
 
 import pytest
 from django.core.management import call_command
 
-from collector import runner
-from collector.counters import Flag
-from tests import netns
-from tests.agents import _v2c_get_sysuptime
-from webapp.inventory.models import Port, Switch
-from webapp.traffic.models import Layout, Sample, Series
+from collector.poller import runner
+from collector.core.facts import Flag
+from simnet import netns
+from simnet.probe import wait_for_agent
+from collector.inventory.models import Port, Switch
+from collector.archive.models import Layout, Sample, Series
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.netns]
 
@@ -78,17 +76,8 @@ def _start_snmpd(lab: netns.NetnsLab, ns: netns.Netns, addr: str, allowed: str, 
     env = dict(SNMP_ENV, SNMP_PERSISTENT_DIR=str(persist))
     proc = lab.spawn(ns, [SNMPD, "-f", "-Lf", str(tmp / "snmpd.log"), "-C", "-c", str(conf),
                           "-p", str(tmp / "snmpd.pid"), f"udp:{addr}:{SNMP_PORT}"], env=env)
-    req = _v2c_get_sysuptime(COMMUNITY)
-    deadline = time.monotonic() + 10
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.settimeout(0.2)
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                s.sendto(req, (addr, SNMP_PORT))
-                if s.recvfrom(65535)[0]:
-                    return proc
-            except OSError:
-                time.sleep(0.1)
+    if wait_for_agent(addr, SNMP_PORT, COMMUNITY, 10, alive=lambda: proc.poll() is None):
+        return proc
     log = (tmp / "snmpd.log").read_text(errors="replace")[-2000:] if (tmp / "snmpd.log").exists() else ""
     pytest.fail(f"snmpd in {ns.name} did not answer on {addr}:{SNMP_PORT} within 10 s "
                 f"(exit code {proc.poll()}); log:\n{log}")

@@ -11,9 +11,12 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from django.db import connection
 
-from collector import rollup
-from collector.counters import CounterSpec, Flag, derive_row
-from collector.rollup import Step, TIERS, floor_time
+from collector.archive import rollup
+from collector.core.counters import CounterSpec, derive_row
+from collector.core.facts import Flag
+from collector.archive import rollup_plan, tiers
+from collector.archive.rollup_plan import Step
+from collector.archive.tiers import TIERS, floor_time
 from tests.webapp.traffic import traffic_factory as f
 
 UTC = timezone.utc
@@ -41,14 +44,14 @@ def test_floor_and_ceil_align_like_time_bucket():
     assert floor_time(t, 60) == datetime(2026, 3, 4, 5, 6, tzinfo=UTC)
     assert floor_time(t, 900) == datetime(2026, 3, 4, 5, 0, tzinfo=UTC)
     assert floor_time(t, 86400) == datetime(2026, 3, 4, tzinfo=UTC)
-    assert rollup.ceil_time(t, 3600) == datetime(2026, 3, 4, 6, tzinfo=UTC)
-    assert rollup.ceil_time(datetime(2026, 3, 4, 6, tzinfo=UTC), 3600) == datetime(2026, 3, 4, 6, tzinfo=UTC)
+    assert tiers.ceil_time(t, 3600) == datetime(2026, 3, 4, 6, tzinfo=UTC)
+    assert tiers.ceil_time(datetime(2026, 3, 4, 6, tzinfo=UTC), 3600) == datetime(2026, 3, 4, 6, tzinfo=UTC)
 
 
 def test_plan_forward_chains_tiers_and_bounds_each_step():
     done = {"1m": T, "15m": T, "1h": T, "1d": T}
-    steps = rollup.plan_forward(done, T + timedelta(days=3, minutes=7, seconds=30))
-    assert steps[0] == Step("1m", T, T + rollup.FORWARD_STEP)
+    steps = rollup_plan.plan_forward(done, T + timedelta(days=3, minutes=7, seconds=30))
+    assert steps[0] == Step("1m", T, T + tiers.FORWARD_STEP)
     # coarser tiers may use what the finer tier's step of this same run will have produced
     assert steps[1] == Step("15m", T, T + timedelta(hours=6))
     assert steps[2] == Step("1h", T, T + timedelta(hours=6))
@@ -57,15 +60,15 @@ def test_plan_forward_chains_tiers_and_bounds_each_step():
 
 def test_plan_forward_stops_at_the_horizon_and_whole_buckets():
     done = {"1m": T, "15m": T, "1h": T, "1d": T}
-    steps = rollup.plan_forward(done, T + timedelta(minutes=44, seconds=59))
+    steps = rollup_plan.plan_forward(done, T + timedelta(minutes=44, seconds=59))
     assert steps == [Step("1m", T, T + timedelta(minutes=44)), Step("15m", T, T + timedelta(minutes=30))]
-    assert rollup.plan_forward({"1m": None, "15m": None, "1h": None, "1d": None}, T) == []
-    assert rollup.plan_forward(done, T) == []
+    assert rollup_plan.plan_forward({"1m": None, "15m": None, "1h": None, "1d": None}, T) == []
+    assert rollup_plan.plan_forward(done, T) == []
 
 
 def test_coalesce_merges_consecutive_buckets():
     m = [T + timedelta(minutes=k) for k in (0, 1, 2, 5, 6, 9)]
-    assert rollup.coalesce(m + m[:2], 60) == [(T, T + timedelta(minutes=3)),
+    assert rollup_plan.coalesce(m + m[:2], 60) == [(T, T + timedelta(minutes=3)),
                                               (T + timedelta(minutes=5), T + timedelta(minutes=7)),
                                               (T + timedelta(minutes=9), T + timedelta(minutes=10))]
 
@@ -75,7 +78,7 @@ def test_plan_invalidations_respects_watermarks_and_retention():
             (8, T - timedelta(days=40))]
     done = {"1m": T + timedelta(hours=31), "15m": T + timedelta(hours=30), "1h": T + timedelta(hours=2), "1d": T}
     cut = {"raw": T - timedelta(days=30), "1m": T - timedelta(days=35), "15m": None, "1h": None, "1d": None}
-    steps = rollup.plan_invalidations(late, done, cut)
+    steps = rollup_plan.plan_invalidations(late, done, cut)
     assert Step("1m", T + timedelta(minutes=16), T + timedelta(minutes=18), 7) in steps
     assert Step("1m", T + timedelta(hours=30), T + timedelta(hours=30, minutes=1), 7) in steps
     assert Step("15m", T + timedelta(minutes=15), T + timedelta(minutes=30), 7) in steps
@@ -94,7 +97,7 @@ def test_plan_retention_never_drops_what_the_next_tier_lacks():
     now = T + timedelta(days=100)
     days = {"raw": 30, "1m": 60, "15m": 0, "1h": 400, "1d": 0, "poll_log": 10}
     done = {"1m": T + timedelta(days=50), "15m": T + timedelta(days=20), "1h": T + timedelta(days=99), "1d": None}
-    plan = rollup.plan_retention(now, days, done)
+    plan = rollup_plan.plan_retention(now, days, done)
     assert plan["raw"] == T + timedelta(days=50)              # not past what the 1m tier has
     assert plan["1m"] == T + timedelta(days=20)               # 15m lags: keep 1m until it has it
     assert "15m" not in plan and "1d" not in plan             # kept forever
@@ -105,7 +108,7 @@ def test_plan_retention_never_drops_what_the_next_tier_lacks():
 def test_plan_recompute_covers_whole_buckets_below_each_watermark():
     done = {"1m": T + timedelta(days=2), "15m": T + timedelta(days=2), "1h": T + timedelta(days=1), "1d": T}
     cut = {"raw": None, "1m": None, "15m": None, "1h": None, "1d": None}
-    steps = rollup.plan_recompute(T + timedelta(hours=5, minutes=7), T + timedelta(hours=5, minutes=20), done, cut)
+    steps = rollup_plan.plan_recompute(T + timedelta(hours=5, minutes=7), T + timedelta(hours=5, minutes=20), done, cut)
     assert steps == [Step("1m", T + timedelta(hours=5, minutes=7), T + timedelta(hours=5, minutes=20)),
                      Step("15m", T + timedelta(hours=5), T + timedelta(hours=5, minutes=30)),
                      Step("1h", T + timedelta(hours=5), T + timedelta(hours=6))]
@@ -288,7 +291,7 @@ def test_on_time_samples_are_not_logged_as_late():
     lay = f.layout(sw, [s])
     f.insert(sw, lay, [(0.0, None, [None], [FIRST]), (15.0, 15000, [5], [0])])
     rollup.run(budget_s=60)
-    now = rollup._db_now()
+    now = rollup.db_now()
     f.insert(sw, lay, [(0.0, 15000, [7], [0])], t0=now - timedelta(seconds=5))
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM traffic_rollup_invalidation")
@@ -328,7 +331,7 @@ def test_retention_drops_old_chunks_but_never_unrolled_data(settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_second_run_skips_while_one_holds_the_lock():
-    with rollup._Lock() as held:
+    with rollup.RunLock() as held:
         assert held
         from django.db import connections
         other = connections.create_connection("default")
@@ -342,8 +345,8 @@ def test_a_second_run_skips_while_one_holds_the_lock():
 
 @pytest.mark.django_db(transaction=True)
 def test_celery_tasks_and_beat_entries():
-    from collector import rollup_tasks
-    from collector.schedule import static_entries
+    from collector.poller import tasks as rollup_tasks
+    from collector.poller.schedule import static_entries
 
     entries = static_entries()
     assert entries["rollup"]["task"] == rollup_tasks.rollup.name == "cellar.rollup"

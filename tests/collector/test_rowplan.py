@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collector.counters import CounterSpec
-from collector.poll import CounterReading, PollResult, PreviousRow, RowPlan, SeriesSlot, build_row
+from collector.core.counters import CounterSpec
+from collector.core.poll import CounterReading, PollResult, PreviousRow, RowPlan, SeriesSlot, build_row
 
 U32, U64 = 1 << 32, 1 << 64
 
@@ -99,24 +99,25 @@ def test_rowplan_rejects_other_keys():
 
 
 def test_array_text_round_trips():
-    from collector.writer import _signed, array_text, flags_text
+    from collector.archive.writer import array_text, flags_text
+    from collector.core.facts import to_i64_list
 
     assert array_text([1, None, 0]) == "{1,NULL,0}"
     assert array_text([]) == "{}"
     assert flags_text([0, 1, 256, 16]) == "{0,1,256,16}"
-    assert _signed([U64 - 1, 5, None]) == [-1, 5, None]
+    assert to_i64_list([U64 - 1, 5, None]) == [-1, 5, None]
     big = [(1 << 63) + 5, 3]
-    assert _signed(big) == [-(1 << 63) + 5, 3]
+    assert to_i64_list(big) == [-(1 << 63) + 5, 3]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_previous_row_cache_is_confirmed_by_the_database():
     from django.db import connection
 
-    from collector import ingest, writer
-    from collector.poll import SampleRow
-    from webapp.inventory.models import Switch
-    from webapp.traffic.models import Layout, Series
+    from collector.archive import ingest, writer
+    from collector.core.poll import SampleRow
+    from collector.inventory.models import Switch
+    from collector.archive.models import Layout, Series
 
     sw = Switch.objects.create(name="rp", address="127.0.0.1", community="x", profile="if-mib")
     s1 = Series.objects.create(switch=sw, object_name="ifHCInOctets", index="1", width=64, metric="octets",
@@ -127,8 +128,8 @@ def test_previous_row_cache_is_confirmed_by_the_database():
     readings2 = {("ifHCInOctets", "1"): CounterReading(5, 64)}
     assert ingest.ingest(PollResult(sw.id, 1_700_000_015.5, 1600, readings2, {})) == 1
     cached = ingest.previous_row(sw.id, 1_700_000_030.0)
-    assert cached is ingest._catalogs[sw.id].last_row[3]      # the copy in memory, confirmed by the database
-    ingest._catalogs[sw.id].last_row = None
+    assert cached is ingest.catalog_of(sw.id).last_row[3]      # the copy in memory, confirmed by the database
+    ingest.catalog_of(sw.id).last_row = None
     fresh = ingest.previous_row(sw.id, 1_700_000_030.0)
     assert (cached.at, cached.uptime_cs, cached.value_map()) == (fresh.at, fresh.uptime_cs, fresh.value_map())
     assert fresh.value_map() == {s1.id: 5}

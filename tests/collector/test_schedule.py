@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from collector.celery_app import app
-from collector.schedule import EARLY_S, Phased, SwitchScheduler, phase_offset
+from collector.poller.celery_app import app
+from collector.poller.schedule import EARLY_S, Phased, SwitchScheduler, phase_offset
 
 
 # Reference: frac(switch_id * 0.6180339887498948482...) * period, the golden-ratio fraction.
@@ -130,7 +130,7 @@ def fake_clock(monkeypatch, settings, tmp_path):
 
 @pytest.mark.django_db(transaction=True)   # the scheduler manages its own connection
 def test_beat_spreads_polls_over_the_interval_and_sends_each_once_per_interval(fake_clock):
-    from webapp.inventory.models import Switch
+    from collector.inventory.models import Switch
 
     n, period, periods = 300, 15, 3
     Switch.objects.bulk_create(Switch(name=f"sw-{i}", address="192.0.2.1", poll_interval_s=period)
@@ -167,7 +167,7 @@ def test_beat_spreads_polls_over_the_interval_and_sends_each_once_per_interval(f
 def test_beat_reads_the_inventory_again_after_its_connection_was_killed(fake_clock):
     from django.db import connection
 
-    from webapp.inventory.models import Switch
+    from collector.inventory.models import Switch
 
     Switch.objects.create(name="sw-old", address="192.0.2.1")
     sched = RecordingScheduler(app)

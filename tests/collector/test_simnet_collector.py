@@ -11,13 +11,13 @@ import time
 import pytest
 from django.core.management import call_command
 
-from collector import runner
-from collector.counters import Flag
-from collector.profiles import PROFILES
+from collector.poller import runner
+from collector.core.facts import Flag
+from collector.core.profiles import probe_order
 from simnet.runner import SimNetwork, find_free_base_port
 from tests.simnet.simnet_testlib import make_state_dir
-from webapp.inventory.models import CrossConnect, Port, Switch, VirtualChannel
-from webapp.traffic.models import Layout, PollLog, Sample, Series
+from collector.inventory.models import CrossConnect, Port, Switch, VirtualChannel
+from collector.archive.models import Layout, PollLog, Sample, Series
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 WRAP_IN = 25.0   # the near-wrap Counter32 (asx200bx D1 transmit) wraps this long after start
@@ -78,7 +78,7 @@ def test_every_simulated_series_is_archived_at_its_rate_within_one_percent(seede
     checked: set[int] = set()
     truth_keys = {(e["name"], t["object"], t["index"]) for e in manifest["switches"] for t in e["series"]}
     # A series is named after its profile counter; the agent may have answered its 32-bit fallback.
-    fallback_of = {c.fallback: c.object for p in PROFILES.values() for c in p.counters if c.fallback}
+    fallback_of = {c.fallback: c.object for p in probe_order() for c in p.counters if c.fallback}
     for entry in manifest["switches"]:
         switch = switches[entry["name"]]
         series = {(s.object_name, s.index): s for s in Series.objects.filter(switch=switch, kind="counter")}

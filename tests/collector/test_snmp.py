@@ -22,13 +22,15 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from collector import snmp_codec as codec  # noqa: E402
-from collector.snmp import (  # noqa: E402
-    Engine, SnmpAuthError, SnmpConfigError, SnmpError, SnmpProtocolError, SnmpSession,
-    SnmpTarget, SnmpTimeout,
+from collector.core import snmp_codec as codec  # noqa: E402
+from collector.core.snmp_codec import encode_message, encode_value  # noqa: E402
+from collector.core.snmp import SnmpSession  # noqa: E402
+from collector.core.snmp_pysnmp import Engine  # noqa: E402
+from collector.core.snmp_types import (  # noqa: E402
+    SnmpAuthError, SnmpConfigError, SnmpError, SnmpProtocolError, SnmpTarget, SnmpTimeout,
 )
 from tests.agents import (  # noqa: E402
-    FakeAgent, NetSnmpAgent, V3User, encode_message, encode_value, free_udp_port, mutate,
+    FakeAgent, NetSnmpAgent, V3User, free_udp_port, mutate,
     parse_tool_output, snmpd_available,
 )
 
@@ -91,7 +93,7 @@ def assert_no_secrets(*objs, secrets=SECRETS):
 
 
 def tool_value(typ: str, text: str):
-    """Value of a net-snmp `-On -Ob -Oe -Ox` output line, as collector.snmp maps it."""
+    """Value of a net-snmp `-On -Ob -Oe -Ox` output line, as collector.core.snmp maps it."""
     if typ in ("INTEGER", "Counter32", "Counter64", "Gauge32", "UInteger32"):
         return int(text.split()[0])
     if typ == "Timeticks":

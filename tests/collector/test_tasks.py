@@ -9,8 +9,8 @@ from django.core.management import call_command
 from celery import Celery
 from tests.agents import NetSnmpAgent
 from tests.celery_procs import CeleryProcess, RedisServer, wait_for
-from webapp.inventory.models import Switch
-from webapp.traffic.models import PollLog
+from collector.inventory.models import Switch
+from collector.archive.models import PollLog
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -13,8 +13,8 @@ from django.db import connection
 from celery import Celery
 from tests.agents import NetSnmpAgent
 from tests.celery_procs import CeleryProcess, RedisServer, wait_for
-from webapp.inventory.models import Switch
-from webapp.traffic.models import PollLog, Sample
+from collector.inventory.models import Switch
+from collector.archive.models import PollLog, Sample
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

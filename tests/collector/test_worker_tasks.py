@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from celery import Celery
 
-from collector import schedule
+from collector.poller import schedule
 from tests.celery_procs import CeleryProcess, RedisServer, wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]

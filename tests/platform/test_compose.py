@@ -25,8 +25,8 @@ def test_services_and_their_commands():
     assert {"db", "redis", "web", "worker", "beat", "migrate"} <= set(services)
     assert services["db"]["image"].startswith("timescale/timescaledb:")
     assert "gunicorn webapp.wsgi:application" in _command(services["web"])
-    assert "celery -A collector.celery_app worker" in _command(services["worker"])
-    assert "celery -A collector.celery_app beat" in _command(services["beat"])
+    assert "celery -A collector.poller.celery_app worker" in _command(services["worker"])
+    assert "celery -A collector.poller.celery_app beat" in _command(services["beat"])
     assert "manage.py migrate" in _command(services["migrate"])
     for name in ("db", "redis", "web", "worker", "beat"):
         assert "healthcheck" in services[name], f"{name} has no health check"
@@ -34,7 +34,7 @@ def test_services_and_their_commands():
 
 
 def test_the_worker_consumes_the_queues_beat_sends_to():
-    from collector.schedule import static_entries
+    from collector.poller.schedule import static_entries
 
     worker = _command(COMPOSE["services"]["worker"])
     default_queues = re.search(r"CELLAR_QUEUES:-([a-z.,]+)", worker).group(1).split(",")

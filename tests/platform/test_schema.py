@@ -34,10 +34,10 @@ def test_sample_table_has_only_the_primary_key_index():
 
 @pytest.mark.parametrize("value", [0, 1, 2**63 - 1, 2**63, 2**64 - 1])
 def test_cellar_u64_reads_back_counter64_exactly(value):
-    from collector.counters import u64_to_i64
+    from collector.core.facts import to_i64
 
     with connection.cursor() as cur:
-        cur.execute("SELECT cellar_u64(%s)::text", [u64_to_i64(value)])
+        cur.execute("SELECT cellar_u64(%s)::text", [to_i64(value)])
         assert int(cur.fetchone()[0]) == value
 
 
@@ -58,8 +58,8 @@ def test_sample_arrays_are_compressed_with_lz4_also_in_new_chunks():
 def test_the_writer_stores_lz4_arrays_on_both_paths(batch):
     # One row is an INSERT of array text; a batch is COPY into a temporary table, then INSERT ...
     # SELECT, which moves the arrays compressed as the temporary table compressed them.
-    from collector.poll import SampleRow
-    from collector.writer import write_samples
+    from collector.core.poll import SampleRow
+    from collector.archive.writer import write_samples
 
     rows = [SampleRow(switch_id=999998, at=1_700_000_000.0 + 15 * i, uptime_cs=100 * i, layout_id=1,
                       interval_ms=15000, raw=[k * 1000 + i for k in range(600)], delta=[k for k in range(600)],

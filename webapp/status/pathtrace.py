@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable
 
+from collector.core.facts import CELL_BITS
+
 # --------------------------------------------------------------------------- input records
 
 
@@ -124,7 +126,7 @@ class Rate:
 
     @property
     def mbps(self) -> float | None:
-        return None if self.cells_per_s is None else self.cells_per_s * 424 / 1e6
+        return None if self.cells_per_s is None else self.cells_per_s * CELL_BITS / 1e6
 
 
 # --------------------------------------------------------------------------- results

@@ -7,7 +7,7 @@ Everything is answered from what the collector already stored:
   back from two's complement);
 * totals since the archive began: the rollup tiers up to their watermarks (1 d, then 1 h,
   15 min, 1 min for the stretch each finer tier adds), then the raw deltas after the last
-  watermark, counted as collector/rollup.py counts them (not NULL, not OVER_CAPACITY,
+  watermark, counted as collector/archive/rollup.py counts them (not NULL, not OVER_CAPACITY,
   interval > 0, in the bucket of the sample's time); when no rollup has run yet, all raw
   deltas are summed, within a time budget;
 * host history: `status_host_check` bucketed with time_bucket in one query.
@@ -22,23 +22,12 @@ from datetime import datetime, timedelta
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from webapp.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
+from collector.archive.models import Series
+from collector.archive.rollup import drawn_sql
+from collector.archive.tiers import TIERS
+from collector.core.facts import CELL_BITS, CELL_BYTES, flag_words, stored_to_u64
+from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
 from webapp.status import pathtrace as pt
-from webapp.traffic.models import Series
-
-OVER_CAPACITY = 8            # collector.counters.Flag.OVER_CAPACITY (stored bits never change)
-CELL_BITS = 424              # 53 octets on the wire per ATM cell
-ROLLUP_TIERS = ("1d", "1h", "15m", "1m")
-FLAG_NAMES = {1: "wrap", 2: "reboot", 4: "counter reset", 8: "over capacity", 16: "not answered",
-              32: "first reading", 64: "gap", 128: "ambiguous", 256: "clock step"}
-
-
-def flag_text(flags: int) -> str:
-    return ", ".join(name for bit, name in FLAG_NAMES.items() if flags & bit)
-
-
-def u64(value: int | None) -> int | None:
-    return value + (1 << 64) if value is not None and value < 0 else value
 
 
 # --------------------------------------------------------------------------- latest samples
@@ -65,7 +54,7 @@ class Latest:
     def raw(self, series_id: int | None) -> int | None:
         if series_id is None or series_id not in self.values:
             return None
-        return u64(self.values[series_id][0])
+        return stored_to_u64(self.values[series_id][0])
 
 
 _LATEST_SQL = """
@@ -159,21 +148,20 @@ def totals(switch_ids, series_ids) -> Totals:
         marks = {k: datetime.fromisoformat(v) for k, v in (marks_json or {}).items()}
         lower = None
         used = {}
-        for tier in ROLLUP_TIERS:
-            upper = marks.get(tier)
+        for tier in reversed(TIERS):
+            upper = marks.get(tier.name)
             if upper is None or (lower is not None and upper <= lower):
                 continue
             cond = "bucket < %s" + ("" if lower is None else " AND bucket >= %s")
-            parts.append(f"SELECT series_id, sum(sum_delta)::numeric FROM traffic_rollup_{tier} "
+            parts.append(f"SELECT series_id, sum(sum_delta)::numeric FROM {tier.table} "
                          f"WHERE series_id = ANY(%s) AND {cond} GROUP BY 1")
             params += [sids, upper] + ([] if lower is None else [lower])
-            used[tier] = upper
+            used[tier.name] = upper
             lower = upper
         tail = ("SELECT u.sid, sum(u.d)::numeric FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id "
                 "CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f) "
-                "WHERE s.switch_id = ANY(%s) AND u.sid = ANY(%s) AND u.d IS NOT NULL AND (u.f & %s) = 0 "
-                "AND s.interval_ms > 0")
-        params_tail = [swids, sids, OVER_CAPACITY]
+                f"WHERE s.switch_id = ANY(%s) AND u.sid = ANY(%s) AND {drawn_sql('u.d', 'u.f', 's.interval_ms')}")
+        params_tail = [swids, sids]
         if lower is not None:
             tail += " AND s.time >= %s"
             params_tail.append(lower)
@@ -353,11 +341,11 @@ class PortRow:
 
     @property
     def flag_text_in(self) -> str:
-        return flag_text(self.flags_in)
+        return flag_words(self.flags_in)
 
     @property
     def flag_text_out(self) -> str:
-        return flag_text(self.flags_out)
+        return flag_words(self.flags_out)
 
 
 def cells_mbps(cells: int | float | None) -> float | None:
@@ -452,7 +440,7 @@ def _port_traffic(r: PortRow, p: Port, idx: SeriesIndex, latest: Latest | None, 
                 elif vp_cells and all(latest.raw(s) is not None for s in vp_cells):
                     count, derived = sum(latest.raw(s) for s in vp_cells), True
                 elif octets is not None and latest.raw(octets) is not None:
-                    count, derived = latest.raw(octets) // 53, True
+                    count, derived = latest.raw(octets) // CELL_BYTES, True
             elif octets is not None:
                 count = latest.raw(octets)
         if cells is not None and cells in tot:

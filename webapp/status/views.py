@@ -23,10 +23,11 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from webapp.inventory.models import CrossConnect, Host, Port, Switch, VirtualChannel, VirtualPath
+from collector.archive.models import PollLog
+from collector.inventory.models import CrossConnect, Host, Port, Switch, VirtualChannel, VirtualPath
+from collector.poller import actions
+from collector.poller.models import HostCheck, HostState, SwitchHealth
 from webapp.status import queries as q
-from webapp.status.models import HostCheck, HostState, SwitchHealth
-from webapp.traffic.models import PollLog
 
 log = logging.getLogger(__name__)
 HOST_STATUSES = ("responding", "unreachable", "unchecked")
@@ -299,10 +300,8 @@ def host_check(request: HttpRequest, name: str) -> HttpResponse:
         return HttpResponseRedirect(target)
     if not request.user.is_authenticated:
         return login_required(lambda r: None)(request)
-    from collector import hostcheck
-
     try:
-        result = hostcheck.check_and_record(host.id)
+        result = actions.check_host(host.id)
     except Exception as exc:     # the check itself is bounded (2 s timeouts); report, do not 500
         log.exception("check of host %s failed", host.name)
         messages.error(request, f"{host.name}: the check could not run ({exc.__class__.__name__}: {exc})")
@@ -425,23 +424,12 @@ def switch_check(request: HttpRequest, name: str) -> HttpResponse:
         return HttpResponseRedirect(target)
     if not request.user.is_authenticated:
         return login_required(lambda r: None)(request)
-    from collector import discovery, runner
-
-    try:
-        report = discovery.discover(switch.id)
-        messages.success(request, f"discovered at {timezone.now():%H:%M:%S} UTC: {report.summary()}")
-    except Exception as exc:     # SNMP errors, profile errors: say so, keep the page
-        messages.error(request, f"{switch.name}: discovery failed ({exc.__class__.__name__}: {exc})")
-    try:
-        from collector import tasks
-
-        status = tasks.poll_switch(switch.id)     # runs here, under the same lock as scheduled polls
-    except Exception as exc:
-        log.warning("poll lock unavailable (%s); polling %s without it", exc.__class__.__name__, switch.name)
-        try:
-            status = runner.poll_once(switch.id).status
-        except Exception as exc2:
-            status = f"error ({exc2.__class__.__name__}: {exc2})"
+    check = actions.check_switch(switch.id)     # polls here, under the same lock as scheduled polls
+    if check.discovered:
+        messages.success(request, f"discovered at {timezone.now():%H:%M:%S} UTC: {check.discovery}")
+    else:
+        messages.error(request, f"{switch.name}: {check.discovery}")
+    status = check.poll_status
     if status in ("ok", "partial"):
         messages.success(request, f"polled at {timezone.now():%H:%M:%S} UTC: {status}")
     elif status == "skipped":

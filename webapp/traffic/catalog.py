@@ -10,9 +10,10 @@ from dataclasses import dataclass, fields
 
 from django.db.models import Case, Q, QuerySet, Value, When
 
-from webapp.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from collector.archive.models import Series
+from collector.core.facts import capacity_per_s
+from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
 from webapp.traffic import pgbinary
-from webapp.traffic.models import Series
 
 DIRECTION_WORD = {"in": "Receive", "out": "Transmit", "": ""}
 METRIC_WORD = {"cells": "cells", "octets": "octets", "ucast_pkts": "unicast packets", "discards": "discards",
@@ -70,17 +71,6 @@ class SeriesInfo:
 _FIELDS = tuple(f.name for f in fields(SeriesInfo))
 
 
-def _capacity(capacity_per_s: int | None, unit: str, port_capacity_cells: int | None,
-              port_speed_bps: int | None) -> int | None:
-    if capacity_per_s:
-        return capacity_per_s
-    if unit == "cells":
-        return port_capacity_cells or (port_speed_bps // 424 if port_speed_bps else None)
-    if unit == "octets" and port_speed_bps:
-        return port_speed_bps // 8
-    return None
-
-
 # The columns of a series and its switch, port, VP and VC that make a SeriesInfo, in order.
 ROW_SQL = f"""
 SELECT s.id, s.switch_id, sw.name, p.id IS NOT NULL, coalesce(p.name, ''), coalesce(p.label, ''),
@@ -101,7 +91,7 @@ def from_row(row: tuple) -> SeriesInfo:
     return SeriesInfo(
         id=sid, switch_id=switch_id, switch=switch, port=port, port_label=port_label, port_type=port_type,
         is_atm=bool(is_atm) if has_port else unit == "cells", vpi=vpi, vci=vci, direction=direction, metric=metric,
-        unit=unit, width=width, capacity_per_s=_capacity(capacity, unit, port_cells, port_speed),
+        unit=unit, width=width, capacity_per_s=capacity or capacity_per_s(unit, port_speed, port_cells),
         poll_interval_s=poll_interval_s, object_name=object_name, index=index, port_level=port_level, gone=gone)
 
 

@@ -1,9 +1,8 @@
 """CSV of exactly what a plot shows (same series, range, resolution), or of the raw samples.
 
-PostgreSQL writes the CSV: one `COPY (query) TO STDOUT (FORMAT csv)` whose rows stream to the
-client as the query reads them (raw samples through the (switch, time) index of each chunk, in
-time order), and Python passes the bytes on in 64 KiB chunks. Nothing is held in memory however
-many rows there are; a client that goes away cancels the query.
+PostgreSQL writes the CSV (collector/archive/export.py: one COPY whose rows stream to the client
+as the query reads them: raw samples through the (switch, time) index of each chunk, in time
+order). This module says which query.
 
 Columns: `time` (ISO 8601 UTC; a sample's time is the end of its interval, a bucket's time is
 its start), then per series, named by its label, value columns with their unit in brackets and
@@ -15,21 +14,16 @@ exports a count per bucket.
 """
 from __future__ import annotations
 
-import csv
-import io
 from typing import Iterator
 
-from django.db import connection, transaction
-
-from collector.rollup import FLAG_OVER_CAPACITY, TIER
+from collector.archive.export import flags_sql, header_line, iso_sql, stream_copy
+from collector.archive.rollup import drawn_sql
+from collector.archive.tiers import TIER
 from webapp.traffic import queries, units
-from webapp.traffic.points import FLAGS
 from webapp.traffic.service import Plan
 
 RAW_COLUMNS = ("rate [{unit}]", "delta [{total}]", "interval [s]", "flags")
 BUCKET_COLUMNS = ("average [{unit}]", "peak [{unit}]", "total [{total}]", "drawn [s]", "samples", "flags")
-EXPORT_TIMEOUT_MS = 3_600_000     # one COPY statement streams the whole export
-CHUNK = 1 << 16
 FAILED = "status NOT IN ('ok', 'partial')"
 
 
@@ -41,28 +35,6 @@ def header(p: Plan) -> list[str]:
         total = units.total_unit(s)
         cols += [f"{s.label} " + c.format(unit=unit, total=total) for c in template]
     return cols
-
-
-def iso_sql(col: str) -> str:
-    """ISO 8601 UTC text of a timestamptz column, fractions only when there are some."""
-    return (f"to_char({col} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN date_trunc('second', {col}) "
-            f"= {col} THEN '' ELSE rtrim(to_char({col} AT TIME ZONE 'UTC', '.US'), '0') END || 'Z'")
-
-
-def _flag_names(bits: int) -> str:
-    return "|".join(name for bit, name, _ in FLAGS if bits & bit)
-
-
-ALL_FLAGS = 1 << len(FLAGS)
-# Every combination of the known flag bits, spelled: one array subscript per value instead of
-# nine CASEs (the CSV export's most expensive column otherwise).
-FLAG_NAMES = "ARRAY[" + ",".join(f"'{_flag_names(b)}'" for b in range(ALL_FLAGS)) + "]::text[]"
-
-
-def flags_sql(col: str) -> str:
-    spelled = ", ".join(f"CASE WHEN ({col} & {bit}) <> 0 THEN '{name}' END" for bit, name, _ in FLAGS)
-    return (f"CASE WHEN {col} = 0 THEN NULL WHEN {col} > 0 AND {col} < {ALL_FLAGS} THEN ({FLAG_NAMES})[{col} + 1] "
-            f"ELSE nullif(concat_ws('|', {spelled}), '') END")
 
 
 def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict]:
@@ -79,10 +51,10 @@ def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict
                 cols += ["NULL::float8", "NULL::bigint", "NULL::float8", "NULL::text"]
                 fails += ["NULL::float8", "NULL::bigint", "NULL::float8", "NULL::text"]
                 continue
-            e = queries._position_expr(pos, s.id)
+            e = queries.position_expr(pos, s.id)
             d, f = f"s.delta[{e}]", f"s.flags[{e}]"
             params[f"k{j}"] = p.factors[s.id]
-            drawn = f"{d} IS NOT NULL AND ({f} & {FLAG_OVER_CAPACITY}) = 0 AND s.interval_ms > 0"
+            drawn = drawn_sql(d, f, "s.interval_ms")
             cols += [f"CASE WHEN {drawn} THEN {d}::float8 * 1000 / s.interval_ms * %(k{j})s::float8 END",
                      d, f"CASE WHEN {f} IS NOT NULL THEN s.interval_ms::float8 / 1000 END", flags_sql(f)]
             fails += ["NULL::float8", "NULL::bigint", "NULL::float8",
@@ -159,27 +131,9 @@ def sql_for(p: Plan) -> tuple[str, dict]:
 
 def stream(p: Plan) -> Iterator[bytes]:
     """The header line, then the CSV rows as PostgreSQL writes them, in chunks of ~64 KiB."""
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(header(p))
-    yield buf.getvalue().encode()
+    yield header_line(header(p))
     sql, params = sql_for(p)
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(EXPORT_TIMEOUT_MS)])
-        queries.streaming_plan(cur)
-        try:
-            with cur.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", params) as copy:
-                chunk = bytearray()
-                for data in copy:
-                    chunk += data
-                    if len(chunk) >= CHUNK:
-                        yield bytes(chunk)
-                        chunk.clear()
-                if chunk:
-                    yield bytes(chunk)
-        except GeneratorExit:
-            # The client went away: stop the query instead of reading it to its end.
-            connection.connection.cancel_safe()
-            raise
+    yield from stream_copy(sql, params)
 
 
 def filename(p: Plan) -> str:

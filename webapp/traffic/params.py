@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Mapping
 from urllib.parse import urlencode
 
+from collector.core.isotime import iso, parse_iso
 from webapp.traffic import tiers, units
 
 MAX_SERIES = 50
@@ -56,22 +57,11 @@ class PlotRequest:
         return urlencode(q, safe=",:")
 
 
-def iso(t: datetime) -> str:
-    """ISO 8601 UTC with a Z (fractions of a second only when there are some)."""
-    return t.astimezone(timezone.utc).replace(tzinfo=None).isoformat() + "Z"
-
-
 def parse_time(name: str, text: str) -> datetime:
-    value = text.strip()
-    if value.endswith(("Z", "z")):
-        value = value[:-1] + "+00:00"
-    if " " in value and "T" not in value:
-        value = value.replace(" ", "T", 1)
     try:
-        t = datetime.fromisoformat(value)
+        return parse_iso(text)
     except ValueError:
         raise BadRequest(f"{name}={text!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None
-    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
 
 
 def _one(params: Mapping, name: str, default: str = "") -> str:

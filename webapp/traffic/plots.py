@@ -18,7 +18,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from webapp.traffic.points import FLAG_BITS, Columns, Gap, at, flag_names, flag_text
+from collector.core.facts import Flag, flag_meanings, flag_names
+from webapp.traffic.points import Columns, Gap, at
 from webapp.traffic.units import UNITS, Unit
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
@@ -159,14 +160,14 @@ def _markers(c: Columns, f: float, unit: Unit, bucket_s: float | None, color: st
             flags, stored, span = int(c.flags[k]), c.stored[k], float(c.span[k])
             if drawn:
                 y = 0.0 if stacked else avg
-            elif flags & FLAG_BITS["OVER_CAPACITY"] and top is not None:
+            elif flags & Flag.OVER_CAPACITY and top is not None:
                 y = top
             else:
                 y = 0.0
             xs.append(px(t))
             ys.append(y)
             value = stored / span * f if stored is not None and span else None
-            texts.append(f"{hhmm(t)} UTC<br>{flag_text(flags)}"
+            texts.append(f"{hhmm(t)} UTC<br>{flag_meanings(flags)}"
                          + (f"<br>stored delta {stored:,} ({fmt(value, unit)})" if stored is not None else ""))
             symbols.append(_symbol(flags))
         else:

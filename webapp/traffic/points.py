@@ -3,7 +3,7 @@
 A series' points are held column by column (`Columns`, numpy arrays): a year of 48 ports is
 17,568 points, and one Python object per point cost more than the database read (benchmark 3b). Times are epoch seconds (UTC). A raw point is one sample (its time is the end of
 its interval); a bucket point is one rollup bucket (its time is the bucket start). `delta` and
-`seconds` count only what is drawn as traffic (rollup.DRAWN), so the average of any set of
+`seconds` count only what is drawn as traffic (collector/archive/rollup.py DRAWN), so the average of any set of
 points is sum(delta) / sum(seconds), exactly, and sum(delta) is exactly the archived deltas of
 the range. Rates that do not exist (nothing drawn) are NaN in the float columns.
 """
@@ -16,33 +16,12 @@ from typing import Iterable
 
 import numpy as np
 
-from collector.rollup import FLAG_OVER_CAPACITY, FLAG_WRAP
+from collector.core.facts import NOT_DRAWN, ROUTINE, Flag, flag_names
 
 NAN = float("nan")
 UTC = timezone.utc
-
-# collector.counters.Flag bits, by name, with what they mean to someone reading a plot.
-FLAGS: tuple[tuple[int, str, str], ...] = (
-    (1, "WRAP", "counter wrapped; delta exact"),
-    (2, "REBOOT", "agent restarted: counters began again, no delta"),
-    (4, "RESET", "counters reset by the agent: no delta"),
-    (8, "OVER_CAPACITY", "rate above the port's capacity: kept, not drawn"),
-    (16, "MISSING", "the agent did not answer this counter"),
-    (32, "FIRST", "first reading: no previous value"),
-    (64, "GAP", "missed polls: average over the whole gap"),
-    (128, "AMBIGUOUS", "gap too long: more than one wrap possible, no delta"),
-    (256, "CLOCK", "poll clock went back: no delta"),
-)
-FLAG_BITS = {name: bit for bit, name, _ in FLAGS}
-GAP_BIT = FLAG_BITS["GAP"]
-
-
-def flag_names(flags: int) -> list[str]:
-    return [name for bit, name, _ in FLAGS if flags & bit]
-
-
-def flag_text(flags: int) -> str:
-    return "; ".join(f"{name}: {text}" for bit, name, text in FLAGS if flags & bit)
+GAP_BIT = int(Flag.GAP)
+_NOT_DRAWN, _ROUTINE = int(NOT_DRAWN), int(ROUTINE)
 
 
 def epoch(t: datetime) -> float:
@@ -93,13 +72,13 @@ def raw_columns(rows: Iterable[tuple[float, int | None, int | None, int]]) -> Co
     t, span, delta, seconds, rate, flagged, flags, stored = [], [], [], [], [], [], [], []
     for when, interval_ms, d, f in rows:
         s = (interval_ms or 0) / 1000
-        drawn = d is not None and not f & FLAG_OVER_CAPACITY and s > 0
+        drawn = d is not None and not f & _NOT_DRAWN and s > 0
         t.append(when)
         span.append(s)
         delta.append(d if drawn else 0)
         seconds.append(s if drawn else 0.0)
         rate.append(d / s if drawn else NAN)
-        flagged.append(1 if f & ~FLAG_WRAP else 0)
+        flagged.append(1 if f & ~_ROUTINE else 0)
         flags.append(f)
         stored.append(d)
     peak = _f(rate)

@@ -1,7 +1,7 @@
 """The SQL behind plots and exports: raw samples, rollup tiers with their live tail, poll outcomes.
 
 Reads only; the arithmetic that defines a bucket (what is drawn, how it is summed) is the one
-of collector/rollup.py, reused here for the part of a range the rollup has not reached yet.
+of collector/archive/rollup.py, reused here for the part of a range the rollup has not reached yet.
 Raw samples are read by array position: each wanted series' position in each layout of its
 switch is looked up once, so a sample row yields just the wanted elements.
 """
@@ -15,8 +15,10 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from collector import rollup
-from collector.rollup import DRAWN, FLAG_WRAP, TIER
+from collector.archive import rollup
+from collector.archive.rollup import DRAWN, flagged_sql
+from collector.archive.rollup_plan import cutoffs
+from collector.archive.tiers import TIER, TIERS
 from webapp.traffic import catalog, pgbinary
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.points import Columns, bucket_columns, empty, raw_columns
@@ -25,17 +27,9 @@ from webapp.traffic.tiers import Segment
 FETCH = 5000
 
 
-def streaming_plan(cur) -> None:
-    """Inside a transaction: plans that stream rows in time order from the indexes (merging
-    ordered chunk scans) instead of sorting everything before the first row. (JIT is off on
-    every connection: webapp/settings.py.)"""
-    cur.execute("SET LOCAL enable_sort = off")
-    cur.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-
-
 def _every_tier(found: dict[str, datetime]) -> dict[str, datetime | None]:
     """Watermarks as read, with None for a tier the rollup has not started."""
-    return {t.name: found.get(t.name) for t in rollup.TIERS}
+    return {t.name: found.get(t.name) for t in TIERS}
 
 
 def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
@@ -72,7 +66,7 @@ def series_and_clock(ids: list[int]) -> tuple[list[SeriesInfo], datetime, dict[s
 
 
 def retention_cutoffs(now: datetime) -> dict[str, datetime | None]:
-    return rollup.cutoffs(now, rollup._settings_days())
+    return cutoffs(now, rollup.retention_days())
 
 
 def first_data(series: Sequence[SeriesInfo]) -> datetime | None:
@@ -84,7 +78,7 @@ def first_data(series: Sequence[SeriesInfo]) -> datetime | None:
     lo: datetime | None = None
     width = None
     with connection.cursor() as cur:
-        for tier in reversed(rollup.TIERS):
+        for tier in reversed(TIERS):
             if lo is None:
                 cur.execute(f"SELECT min(bucket) FROM {tier.table} WHERE series_id = ANY(%s)", [ids])
             else:
@@ -123,7 +117,7 @@ def layout_positions(switch_ids: Sequence[int], wanted: set[int]) -> dict[int, P
     return out
 
 
-def _position_expr(positions: Positions, series_id: int) -> str:
+def position_expr(positions: Positions, series_id: int) -> str:
     whens = " ".join(f"WHEN {int(lay)} THEN {int(pos[series_id])}"
                      for lay, pos in sorted(positions.items()) if series_id in pos)
     return f"(CASE s.layout_id {whens} END)" if whens else "NULL::int"
@@ -133,7 +127,7 @@ def raw_rows_sql(series: Sequence[SeriesInfo], positions: Positions) -> str:
     """One switch's sample rows in [lo, hi) with (delta, flags) of each wanted series."""
     cols = []
     for s in series:
-        e = _position_expr(positions, s.id)
+        e = position_expr(positions, s.id)
         cols.append(f"s.delta[{e}], s.flags[{e}]")
     layouts = ",".join(str(int(lay)) for lay in sorted(positions)) or "NULL"
     return (f"SELECT extract(epoch FROM s.time)::float8, s.interval_ms, {', '.join(cols)} FROM traffic_sample s "
@@ -179,7 +173,7 @@ def _raw_segment_sql(i: int) -> str:
        CASE WHEN {DRAWN} THEN u.d ELSE 0 END AS sd,
        CASE WHEN {DRAWN} THEN s.interval_ms ELSE 0 END AS si,
        CASE WHEN {DRAWN} THEN {rate} END AS mx, CASE WHEN {DRAWN} THEN {rate} END AS mn,
-       1 AS n, CASE WHEN (u.f & ~{FLAG_WRAP}) <> 0 THEN 1 ELSE 0 END AS fl
+       1 AS n, CASE WHEN {flagged_sql("u.f")} THEN 1 ELSE 0 END AS fl
   FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s
   JOIN (SELECT l.id AS layout_id, w.sid, array_position(l.series_ids, w.sid) AS pos
           FROM traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid)

@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from collector.core.facts import flag_names
+from collector.core.isotime import iso
 from webapp.traffic import params, points, queries, tiers, units
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest, PlotRequest
-from webapp.traffic.points import Columns, Gap, Stats
+from webapp.traffic.points import Columns, Gap, Stats, at
 
 MAX_POINTS_EXPLICIT = 100_000   # a plot (not a CSV) with an explicit resolution draws at most this
 
@@ -67,7 +69,7 @@ def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, r
     else:
         chosen = wanted
         if not tiers.available(chosen, start, cut):
-            notes.append(f"{tiers.RES_LABEL[chosen]} are kept only since {params.iso(cut[chosen])}; "
+            notes.append(f"{tiers.RES_LABEL[chosen]} are kept only since {iso(cut[chosen])}; "
                          "older parts of the range are empty at this resolution")
         n = tiers.points(chosen, start, end, poll)
         if not for_csv and n > MAX_POINTS_EXPLICIT:
@@ -152,11 +154,11 @@ def _scaled(values, f: float) -> list[float | None]:
 
 def points_json(pl: Plotted, raw: bool) -> dict:
     c, f = pl.cols, pl.factor
-    d = {"t": [params.iso(points.at(t)) for t in c.t.tolist()], "avg": _scaled(c.avg(), f),
+    d = {"t": [iso(at(t)) for t in c.t.tolist()], "avg": _scaled(c.avg(), f),
          "peak": _scaled(c.peak, f), "total": c.delta.tolist(), "seconds": c.seconds.tolist(),
          "samples": c.samples.tolist(), "flagged": c.flagged.tolist()}
     if raw:
-        d["flags"] = [points.flag_names(v) for v in c.flags.tolist()]
+        d["flags"] = [flag_names(v) for v in c.flags.tolist()]
         d["delta"] = list(c.stored)
         d["interval"] = c.span.tolist()
     else:
@@ -167,21 +169,21 @@ def points_json(pl: Plotted, raw: bool) -> dict:
 def data_json(p: Plan, plotted: list[Plotted], *, with_points: bool = True) -> dict:
     """The API's answer. with_points=False (the page, which draws the figure): only the count."""
     return {
-        "start": params.iso(p.start), "end": params.iso(p.end), "now": params.iso(p.now),
+        "start": iso(p.start), "end": iso(p.end), "now": iso(p.now),
         "range": p.req.range, "resolution": p.res, "resolution_label": tiers.RES_LABEL[p.res],
         "resolution_seconds": p.res_seconds, "unit": p.unit, "unit_label": units.UNITS[p.unit].label,
         "stack": p.req.stack, "query": p.req.query(), "notes": p.notes,
         "series": [{
             **pl.info.as_json(), "factor": pl.factor, "stats": stats_json(pl), "n_points": len(pl.cols),
             **({"points": points_json(pl, p.res == "raw")} if with_points else {}),
-            "gaps": [{"start": params.iso(g.lo), "end": params.iso(g.hi), "kind": g.kind, "reason": g.text()}
+            "gaps": [{"start": iso(g.lo), "end": iso(g.hi), "kind": g.kind, "reason": g.text()}
                      for g in pl.gaps],
         } for pl in plotted],
     }
 
 
 def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
-    return {"start": params.iso(p.start), "end": params.iso(p.end), "unit": p.unit, "p95_basis": p.p95_basis,
+    return {"start": iso(p.start), "end": iso(p.end), "unit": p.unit, "p95_basis": p.p95_basis,
             "series": [{"id": s.id, "label": s.label, "p95": scale(values.get(s.id), p.factors[s.id])}
                        for s in p.series]}
 

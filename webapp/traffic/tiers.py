@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Mapping
 
-from collector.rollup import TIER, TIERS, ceil_time, floor_time
+from collector.archive.tiers import TIER, TIERS, ceil_time, floor_time
 
 RESOLUTIONS = ("raw", "1m", "15m", "1h", "1d")
 CHOICES = ("auto", *RESOLUTIONS)

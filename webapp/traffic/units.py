@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from collector.core.facts import CELL_BYTES, PAYLOAD_BYTES
 from webapp.traffic.catalog import SeriesInfo
-
-CELL_BYTES = 53
-PAYLOAD_BYTES = 48
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from webapp.inventory.models import Switch
+from collector.core.isotime import iso
+from collector.inventory.models import Switch
 from webapp.traffic import catalog, csvexport, openapi, params, plots, service, tiers, units
 from webapp.traffic.catalog import UnknownSeries
 from webapp.traffic.params import BadRequest
@@ -60,7 +61,7 @@ def page(request: HttpRequest) -> HttpResponse:
     if req.range == "custom":
         params.resolve_range(req, timezone.now(), None)
     state = {"series": [s.as_json() for s in selected], "range": req.range,
-             "start": params.iso(req.start) if req.start else None, "end": params.iso(req.end) if req.end else None,
+             "start": iso(req.start) if req.start else None, "end": iso(req.end) if req.end else None,
              "unit": req.unit, "res": req.res, "stack": req.stack}
     return render(request, "traffic/plot.html", {
         "state": state, "ranges": tiers.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from webapp.inventory.models import Switch
+from collector.inventory.models import Switch
 
 pytestmark = pytest.mark.django_db
 SECRET = "s3cret-community-9f2"

@@ -14,9 +14,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from webapp.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
-from webapp.status.models import HostCheck, HostState, SwitchHealth
-from webapp.traffic.models import Layout, PollLog, Series
+from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
+from collector.poller.models import HostCheck, HostState, SwitchHealth
+from collector.archive.models import Layout, PollLog, Series
 
 COMMUNITY = "s3cret-Community-Xyzzy"
 AUTH_KEY = "authKey-Secret-4711"

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.webapp.status.conftest import SECRETS, grow
-from webapp.status.models import HostCheck, HostState
+from collector.poller.models import HostCheck, HostState
 
 pytestmark = pytest.mark.django_db
 
@@ -294,11 +294,11 @@ def test_check_host_now_records_a_check(client, network):
 
 
 def test_check_switch_now_reports_failures_without_500(client, network, monkeypatch):
-    from collector import discovery, tasks
+    from collector.poller import actions
 
     calls = []
-    monkeypatch.setattr(discovery, "discover", lambda sid: (_ for _ in ()).throw(OSError("no route to host")))
-    monkeypatch.setattr(tasks, "poll_switch", lambda sid: calls.append(sid) or "timeout")
+    monkeypatch.setattr(actions, "discover", lambda sid: (_ for _ in ()).throw(OSError("no route to host")))
+    monkeypatch.setattr(actions, "poll", lambda sid, **kw: calls.append(sid) or "timeout")
     client.force_login(get_user_model().objects.create_user("op2", password="pw-for-tests-3"))
     resp = client.post("/switches/fore-a/check", follow=True)
     t = text(resp)
@@ -330,7 +330,7 @@ def test_query_counts_do_not_grow_with_the_network(client, network):
 
 
 def test_names_with_slashes_and_odd_characters(client, network):
-    from webapp.inventory.models import Host, Port, Switch
+    from collector.inventory.models import Host, Port, Switch
 
     sw = Switch.objects.create(name="core/1", address="192.0.2.44")
     Port.objects.create(switch=sw, key="7", name="Te1/1/1 #a?", label="odd", oper_status="up")

@@ -8,10 +8,10 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.webapp.status.conftest import add_samples, series
-from webapp.inventory.models import Host, Port, Switch
+from collector.inventory.models import Host, Port, Switch
 from webapp.status import queries as q
-from webapp.status.models import HostCheck
-from webapp.traffic.models import Series
+from collector.poller.models import HostCheck
+from collector.archive.models import Series
 
 pytestmark = pytest.mark.django_db
 

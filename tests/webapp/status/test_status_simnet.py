@@ -42,8 +42,8 @@ def text(resp) -> str:
 
 @pytest.fixture
 def seeded(simnet, settings):
-    from collector import runner
-    from webapp.inventory.models import Switch
+    from collector.poller import runner
+    from collector.inventory.models import Switch
 
     settings.STORAGES = {**settings.STORAGES,
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
@@ -81,7 +81,7 @@ def text_of(fragment: str) -> str:
 
 
 def test_broken_trunk_says_where_the_path_stops(client, seeded):
-    from webapp.inventory.models import Link
+    from collector.inventory.models import Link
 
     Link.objects.filter(a_port__switch__name__in=["asx200bx", "asx200bx-b"], b_port__name="A4").delete()
     t = text(client.get("/path/?src=mauchly&dst=houdini"))

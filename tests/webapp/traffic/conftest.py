@@ -45,9 +45,9 @@ RX, TX, VC_RATES, IP_BYTES = 100_000, 50_000, (1000, 2000, 3000), 12_500_000
 
 def build_net(hours: float = 36, rollup: bool = True) -> Net:
     """36 h of 15 s polls, ending a minute ago, at exactly known rates (no rounding: 15 s x rate)."""
-    from collector import rollup as rollup_module
+    from collector.archive import rollup as rollup_module
 
-    now = rollup_module._db_now()
+    now = rollup_module.db_now()
     end = now.replace(second=0, microsecond=0) - timedelta(minutes=1)
     start = end - timedelta(hours=hours)
     sw = f.switch("asx-1")

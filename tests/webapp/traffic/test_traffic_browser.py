@@ -8,8 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from collector import rollup
-from collector.rollup import floor_time
+from collector.archive import rollup
+from collector.archive.rollup import floor_time
 from tests.browser import SHOTS, chromium
 from tests.webapp.traffic import traffic_factory as f
 from tests.webapp.traffic.conftest import RX, TX
@@ -152,7 +152,7 @@ def test_stack_the_vcs_of_a_port_and_search(net, live_server, page):
 
 
 def test_gaps_and_flags_are_visible(live_server, page, transactional_db):
-    now = rollup._db_now()
+    now = rollup.db_now()
     t0 = floor_time(now - timedelta(hours=2), 3600)
     sw = f.switch("flaky")
     p = f.port(sw, "C1", capacity_cells=96_000, speed_bps=44_736_000, port_type="DS3", label="gandalf-atm.msc")
@@ -191,7 +191,7 @@ def test_gaps_and_flags_are_visible(live_server, page, transactional_db):
 
 def test_a_week_of_traffic_with_its_peak_envelope(live_server, page, transactional_db):
     """Diurnal traffic at 15 s for 8 days: the 7-day view draws 15-minute averages and peaks."""
-    now = rollup._db_now()
+    now = rollup.db_now()
     sw = f.switch("asx-week")
     p = f.port(sw, "D1", label="134.207.18.71")
     rx, tx = f.series(p, "in"), f.series(p, "out")

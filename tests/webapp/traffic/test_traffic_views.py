@@ -16,8 +16,8 @@ import pytest
 from django.db import connection
 from django.http import StreamingHttpResponse
 
-from collector import rollup
-from collector.rollup import floor_time
+from collector.archive import rollup
+from collector.archive.rollup import floor_time
 from tests.webapp.traffic import traffic_factory as f
 from tests.webapp.traffic.conftest import IP_BYTES, RX, TX, VC_RATES, build_net
 
@@ -148,7 +148,7 @@ def test_rollup_tiers_and_the_live_tail_give_identical_answers(transactional_db,
 def gappy(transactional_db):
     """One hour of 15 s polls with a reboot, an over-capacity spike, a wrap and a 5-minute
     outage whose polls timed out (the poll after it carries the average over the hole)."""
-    now = rollup._db_now()
+    now = rollup.db_now()
     t0 = floor_time(now - timedelta(hours=3), 3600)
     sw = f.switch("flaky")
     p = f.port(sw, "C1", capacity_cells=96_000, speed_bps=44_736_000)

@@ -12,8 +12,8 @@ from typing import Sequence
 
 from django.db import connection
 
-from webapp.inventory.models import Port, Switch, VirtualChannel, VirtualPath
-from webapp.traffic.models import Layout, Series
+from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from collector.archive.models import Layout, Series
 
 OC3_CELLS = 353_207
 # Midnight UTC ten days ago: inside every default retention, old enough to be final.

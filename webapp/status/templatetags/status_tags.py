@@ -190,7 +190,7 @@ def known_inventory(limit: int = 50):
     """Switches and hosts for the 404 page (two small queries)."""
     from django.db import DatabaseError
 
-    from webapp.inventory.models import Host, Switch
+    from collector.inventory.models import Host, Switch
 
     try:
         return {"switches": list(Switch.objects.order_by("name").values_list("name", flat=True)[:limit]),

@@ -12,6 +12,7 @@ from typing import BinaryIO, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collector.archive.models import Series
 from webapp.traffic import catalog, csvexport, params, service, tiers, units
 from webapp.traffic.catalog import UnknownSeries
 from webapp.traffic.params import BadRequest, PlotRequest
@@ -100,7 +101,7 @@ class Command(BaseCommand):
 
     def _series(self, o: dict) -> list[catalog.SeriesInfo]:
         qs = catalog.counters().filter(switch__name=o["switch"], port__name=o["port"])
-        if not catalog.Series.objects.filter(switch__name=o["switch"]).exists():
+        if not Series.objects.filter(switch__name=o["switch"]).exists():
             raise CommandError(f"unknown switch {o['switch']!r} (or nothing polled on it yet)")
         if not qs.exists():
             raise CommandError(f"no series on port {o['port']!r} of {o['switch']}")

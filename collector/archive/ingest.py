@@ -1,0 +1,232 @@
+"""PollResult -> stored sample row: series and layouts, previous row, derivation, write or spool.
+
+Derivation happens once, here, at ingest: the previous stored row of the switch (the latest
+one older than this poll) gives the baseline, collector/core/poll.RowPlan computes deltas and
+flags, collector/archive/writer writes the row. If the database is unreachable the raw
+PollResult is spooled to local disk and replayed, in order, when it answers again (spool.py).
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
+
+from collector.archive import spool, writer
+from collector.archive.models import Layout, Series
+from collector.archive.series_links import Entities
+from collector.core.counters import CounterSpec
+from collector.core.facts import capacity_per_s, to_u64_list
+from collector.core.poll import PollResult, PreviousRow, RowPlan, SeriesKey, SeriesSlot
+from collector.core.profiles import get_profile
+from collector.inventory.models import Switch
+
+log = logging.getLogger(__name__)
+DB_DOWN = (OperationalError, InterfaceError)
+CATALOG_TTL_S = 60.0   # discovery may change capacities or link entities; re-read at most this stale
+
+
+@dataclass(slots=True)
+class _SeriesRec:
+    """What ingest needs of a Series row (read with values_list: no model instances)."""
+    id: int
+    kind: str
+    width: int
+    capacity_per_s: int | None
+
+
+@dataclass
+class SwitchCatalog:
+    loaded_at: float
+    by_key: dict[SeriesKey, _SeriesRec]
+    layouts: dict[str, int]            # digest -> layout id
+    layout_ids: dict[int, list[int]]   # layout id -> series ids
+    # The layout of the last poll, precomputed (poll.RowPlan), with the widths its readings had:
+    # the next poll with the same keys in the same order and the same widths reuses it.
+    plan: RowPlan | None = None
+    plan_widths: list[int] | None = None
+    signature: tuple = ()              # the Series rows as read: an unchanged reload keeps the plan
+    # The last row this process wrote for the switch: (stored time, layout id, uptime, the row as
+    # PreviousRow). previous_row() uses it only after the database confirms that this row is
+    # still the latest one before the poll.
+    last_row: tuple[datetime, int, int | None, PreviousRow] | None = None
+
+
+_catalogs: dict[int, SwitchCatalog] = {}
+
+
+def forget(switch_id: int) -> None:
+    """Drop the cached catalog and last row (after discovery, or in tests)."""
+    _catalogs.pop(switch_id, None)
+
+
+def forget_all() -> None:
+    """Drop every cached catalog (a test's database is emptied under this process)."""
+    _catalogs.clear()
+
+
+def catalog_of(switch_id: int) -> SwitchCatalog:
+    cat = _catalogs.get(switch_id)
+    if cat is None or time.monotonic() - cat.loaded_at > CATALOG_TTL_S:
+        rows = list(Series.objects.filter(switch_id=switch_id).order_by().values_list(
+            "id", "object_name", "index", "kind", "width", "capacity_per_s"))
+        signature = tuple(sorted(rows))
+        if cat is not None and cat.signature == signature:
+            cat.loaded_at = time.monotonic()       # nothing changed: keep the layouts and the plan
+        else:
+            cat = SwitchCatalog(time.monotonic(), {(o, i): _SeriesRec(sid, k, w, c) for sid, o, i, k, w, c in rows},
+                           {}, {}, signature=signature)
+        _catalogs[switch_id] = cat
+    return cat
+
+
+def _create_series(switch: Switch, profile_name: str, result: PollResult, keys: list[SeriesKey]) -> None:
+    """Series the poll saw first: attach them to the port/VP/VC discovery knows, if any yet."""
+    new = []
+    known = Entities(switch)
+    profile = get_profile(profile_name)
+    for key in keys:
+        object_name, index = key
+        counter = profile.counter(object_name)
+        if counter is None:   # a discontinuity-time column or scalar
+            port = known.ports.get(index) if index != "0" else None
+            new.append(Series(switch=switch, object_name=object_name, index=index, kind="discontinuity",
+                              port=port, metric="discontinuity", unit="ticks", width=32))
+            continue
+        port, vp, vc = known.of(counter.entity, index)
+        new.append(Series(
+            switch=switch, object_name=object_name, index=index, kind="counter", port=port, vp=vp, vc=vc,
+            direction=counter.direction, metric=counter.metric, unit=counter.unit,
+            width=result.readings[key].width,
+            capacity_per_s=capacity_per_s(counter.unit, port.speed_bps, port.capacity_cells) if port else None))
+    Series.objects.bulk_create(new, ignore_conflicts=True)
+
+
+def _reset_key(profile_name: str, key: SeriesKey) -> SeriesKey | None:
+    profile = get_profile(profile_name)
+    if profile.reset_time:
+        return (profile.reset_time, "0")
+    if profile.row_discontinuity:
+        return (profile.row_discontinuity, key[1].split(".")[0])
+    return None
+
+
+def resolve_plan(switch: Switch, profile_name: str, result: PollResult) -> RowPlan:
+    """resolve_slots as a RowPlan; the last one is reused while the poll's keys, their order
+    and their widths are those it was made from (the usual case: one dict-free check)."""
+    cat = catalog_of(switch.id)
+    plan = cat.plan
+    if plan is not None and plan.matches(result):
+        widths = [r.width for r in result.readings.values()]
+        if widths == cat.plan_widths:
+            return plan
+    layout_id, slots = resolve_slots(switch, profile_name, result)
+    cat = catalog_of(switch.id)
+    cat.plan = RowPlan(layout_id, slots, tuple(result.readings), tuple(result.discontinuity))
+    cat.plan_widths = [r.width for r in result.readings.values()]
+    return cat.plan
+
+
+def resolve_slots(switch: Switch, profile_name: str, result: PollResult) -> tuple[int, list[SeriesSlot]]:
+    """The layout (ordered series) of this poll, creating series and layout when new."""
+    cat = catalog_of(switch.id)
+    keys = sorted(result.readings) + sorted(result.discontinuity)
+    unknown = [k for k in keys if k not in cat.by_key]
+    if unknown:
+        _create_series(switch, profile_name, result, unknown)
+        forget(switch.id)
+        cat = catalog_of(switch.id)
+    slots = []
+    for key in keys:
+        s = cat.by_key[key]
+        reading = result.readings.get(key)
+        if s.kind == "counter" and reading is not None and reading.width != s.width:
+            # The agent switched between a 64-bit column and its 32-bit fallback: a new epoch.
+            Series.objects.filter(pk=s.id).update(width=reading.width)
+            s.width = reading.width
+            cat.signature = ()
+        spec = CounterSpec(s.width, s.capacity_per_s) if s.kind == "counter" else None
+        reset_key = _reset_key(profile_name, key) if spec else None
+        reset_id = cat.by_key[reset_key].id if reset_key in cat.by_key else None
+        slots.append(SeriesSlot(s.id, key, spec, reset_key if reset_id else None, reset_id))
+    ids = [s.series_id for s in slots]
+    digest = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()
+    layout_id = cat.layouts.get(digest)
+    if layout_id is None:
+        layout, _ = Layout.objects.get_or_create(switch_id=switch.id, digest=digest, defaults={"series_ids": ids})
+        layout_id = cat.layouts[digest] = layout.id
+        cat.layout_ids[layout_id] = list(layout.series_ids)
+    return layout_id, slots
+
+
+def previous_row(switch_id: int, before: float) -> PreviousRow | None:
+    """The latest stored row of the switch older than `before`.
+
+    When it is the row this process wrote last (the database says which row it is: its time),
+    the copy kept in memory is used instead of reading and decoding its arrays again.
+    """
+    cat = _catalogs.get(switch_id)
+    cached = cat.last_row if cat is not None else None
+    with connection.cursor() as cur:
+        if cached is not None:
+            cur.execute("SELECT time, layout_id, uptime_cs FROM traffic_sample WHERE switch_id = %s AND time < %s "
+                        "ORDER BY time DESC LIMIT 1", [switch_id, writer.to_datetime(before)])
+            row = cur.fetchone()
+            if row is None:
+                return None
+            if tuple(row) == cached[:3]:
+                return cached[3]
+        cur.execute(
+            "SELECT extract(epoch FROM s.time)::float8, s.uptime_cs, s.raw, l.series_ids, s.layout_id "
+            "FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id "
+            "WHERE s.switch_id = %s AND s.time < %s ORDER BY s.time DESC LIMIT 1",
+            [switch_id, writer.to_datetime(before)])
+        row = cur.fetchone()
+    if row is None:
+        return None
+    at, uptime_cs, raw, series_ids, layout_id = row
+    return PreviousRow(at, uptime_cs, None, layout_id, list(series_ids), to_u64_list(raw))
+
+
+def ingest(result: PollResult, switch: Switch | None = None) -> int:
+    """Derive and write one poll; returns rows written (0 when it was already stored).
+
+    `switch`: the row as the caller just read it (runner.poll_once); read here when omitted.
+    """
+    if switch is None or switch.pk != result.switch_id:
+        switch = Switch.objects.get(pk=result.switch_id)
+    profile_name = switch.effective_profile
+    plan = resolve_plan(switch, profile_name, result)
+    prev = previous_row(switch.id, result.at)
+    row = plan.build(result, prev, float(switch.poll_interval_s))
+    written = writer.write_samples([row])
+    if written:
+        stored = writer.to_datetime(result.at)
+        catalog_of(switch.id).last_row = (stored, row.layout_id, row.uptime_cs, PreviousRow(
+            stored.timestamp(), row.uptime_cs, None, row.layout_id, plan.series_ids, row.raw))
+    return written
+
+
+def ingest_or_spool(result: PollResult, switch: Switch | None = None) -> str:
+    """'written' | 'duplicate' | 'spooled'. A database outage spools instead of losing the poll."""
+    try:
+        if spool.pending(result.switch_id):
+            spool.append(result)
+            spool.drain(result.switch_id, ingest)
+            return "written" if not spool.pending(result.switch_id) else "spooled"
+        return "written" if ingest(result, switch) else "duplicate"
+    except DB_DOWN as exc:
+        log.warning("database unavailable, spooling poll of switch %s: %s", result.switch_id, exc.__class__.__name__)
+        close_old_connections()
+        if not spool.pending(result.switch_id) or not _already_spooled(result):
+            spool.append(result)
+        return "spooled"
+
+
+def _already_spooled(result: PollResult) -> bool:
+    # drain() stops at the first failing result and keeps it: do not append it a second time.
+    last = spool.last(result.switch_id)
+    return last is not None and last.at == result.at

@@ -1,0 +1,158 @@
+"""What the collector archives: series, the layout of a poll's arrays, raw samples, poll log,
+rollup tiers and their watermarks.
+
+The tables keep the names they were created with (traffic_*: the app that first owned them);
+samples, poll log and tiers are hypertables made by hand-written migrations
+(migrations/traffic/0003-0008), and the models here describe them for the ORM (moved with
+state-only operations, migrations/archive/0001).
+
+Storage design (why arrays): one row per (switch, poll) holds every counter reading of that
+poll in a fixed order given by a Layout. Per-row overhead in PostgreSQL is ~28 bytes plus ~24
+bytes of index entry; a row per counter would cost ~90 bytes per sample, a row per poll costs
+~18 bytes per counter (raw 8 + delta 8 + flags 2) plus that overhead shared by all counters of
+the switch. Raw readings are the source of truth; delta and flags are derived once at ingest
+by collector/core/counters.py. Counter64 values are stored exactly in bigint by reinterpreting
+the unsigned value as two's complement (collector/core/facts.py; SQL: cellar_u64()).
+"""
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+
+from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+
+
+class Series(models.Model):
+    """One counter of one object on one switch (e.g. portReceivedCells of port A1)."""
+    id = models.AutoField(primary_key=True)  # int4: layouts hold arrays of these ids
+    DIRECTIONS = [("in", "receive"), ("out", "transmit"), ("", "n/a")]
+    KINDS = [("counter", "counter"), ("discontinuity", "discontinuity time")]
+    switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="series")
+    object_name = models.CharField(max_length=64, help_text="profile object, e.g. portReceivedCells")
+    index = models.CharField(max_length=64, help_text="OID index suffix, e.g. 2.0.201")
+    kind = models.CharField(max_length=16, choices=KINDS, default="counter")
+    port = models.ForeignKey(Port, on_delete=models.CASCADE, null=True, blank=True, related_name="series")
+    vp = models.ForeignKey(VirtualPath, on_delete=models.CASCADE, null=True, blank=True, related_name="series")
+    vc = models.ForeignKey(VirtualChannel, on_delete=models.CASCADE, null=True, blank=True, related_name="series")
+    direction = models.CharField(max_length=3, choices=DIRECTIONS, blank=True, default="")
+    metric = models.CharField(max_length=32, help_text="cells, octets, ucast_pkts, discards, errors ...")
+    unit = models.CharField(max_length=16, help_text="cells, octets, packets")
+    width = models.PositiveSmallIntegerField(default=32)
+    capacity_per_s = models.BigIntegerField(null=True, blank=True, help_text="units/s at line rate")
+    first_seen = models.DateTimeField(auto_now_add=True)
+    gone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "traffic_series"
+        ordering = ["switch", "object_name", "index"]
+        verbose_name_plural = "series"
+        constraints = [models.UniqueConstraint(fields=["switch", "object_name", "index"], name="series_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.switch.name} {self.object_name}.{self.index}"
+
+
+class Layout(models.Model):
+    """The order of series in the arrays of a sample row; a new one when the set changes."""
+    id = models.AutoField(primary_key=True)  # int4 keeps the sample row narrow
+    switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="layouts")
+    series_ids = ArrayField(models.IntegerField())
+    digest = models.CharField(max_length=64, help_text="sha256 of series_ids, to reuse layouts")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "traffic_layout"
+        constraints = [models.UniqueConstraint(fields=["switch", "digest"], name="layout_unique_digest")]
+
+
+class Sample(models.Model):
+    """One poll of one switch (hypertable on `time`, made in migrations/traffic)."""
+    pk = models.CompositePrimaryKey("switch_id", "time")
+    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    time = models.DateTimeField()
+    layout = models.ForeignKey(Layout, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    uptime_cs = models.BigIntegerField(null=True)
+    interval_ms = models.IntegerField(null=True, help_text="since the previous stored poll of this switch")
+    raw = ArrayField(models.BigIntegerField(null=True))
+    delta = ArrayField(models.BigIntegerField(null=True))
+    flags = ArrayField(models.SmallIntegerField())
+
+    class Meta:
+        db_table = "traffic_sample"
+
+
+class PollLog(models.Model):
+    """Every poll attempt, successful or not: gaps in the data say why from here."""
+    STATUSES = [("ok", "ok"), ("partial", "partial answer"), ("timeout", "timeout"),
+                ("unreachable", "unreachable"), ("auth", "authentication failure"),
+                ("error", "error"), ("skipped", "skipped (late)")]
+    pk = models.CompositePrimaryKey("switch_id", "time")
+    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    time = models.DateTimeField()
+    status = models.CharField(max_length=16, choices=STATUSES)
+    duration_ms = models.IntegerField(default=0)
+    varbinds = models.IntegerField(default=0)
+    samples = models.IntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        db_table = "traffic_poll_log"
+
+
+class RollupBucket(models.Model):
+    """One bucket of one series in a rollup tier (collector/archive/rollup.py says what it holds)."""
+    pk = models.CompositePrimaryKey("series_id", "bucket")
+    series = models.ForeignKey(Series, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                               related_name="+")
+    bucket = models.DateTimeField()
+    sum_delta = models.BigIntegerField()
+    sum_interval_ms = models.BigIntegerField()
+    max_rate = models.FloatField(null=True)
+    min_rate = models.FloatField(null=True)
+    samples = models.IntegerField()
+    flagged = models.IntegerField()
+
+    class Meta:
+        abstract = True
+
+
+# One model per tier (collector/archive/tiers.py TIERS: a test checks they agree).
+class Rollup1m(RollupBucket):
+    class Meta:
+        db_table = "traffic_rollup_1m"
+
+
+class Rollup15m(RollupBucket):
+    class Meta:
+        db_table = "traffic_rollup_15m"
+
+
+class Rollup1h(RollupBucket):
+    class Meta:
+        db_table = "traffic_rollup_1h"
+
+
+class Rollup1d(RollupBucket):
+    class Meta:
+        db_table = "traffic_rollup_1d"
+
+
+class RollupWatermark(models.Model):
+    """Every bucket of `tier` before done_until is final."""
+    tier = models.CharField(max_length=8, primary_key=True)
+    done_until = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "traffic_rollup_watermark"
+
+
+class RollupInvalidation(models.Model):
+    """A 1-minute bucket of a switch that got a late sample (filled by a trigger, migration 0007)."""
+    pk = models.CompositePrimaryKey("switch_id", "bucket")
+    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                               related_name="+")
+    bucket = models.DateTimeField()
+
+    class Meta:
+        db_table = "traffic_rollup_invalidation"

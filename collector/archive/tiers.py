@@ -1,0 +1,53 @@
+"""The rollup tiers (1 min, 15 min, 1 h, 1 d) and the tables retention can drop. Pure.
+
+One definition read by the rollup (collector/archive/rollup.py), retention, the plots'
+choice of resolution (webapp/traffic/tiers.py), the CSV export and the status pages' totals.
+Tier tables are the models Rollup1m ... Rollup1d (collector/archive/models.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    seconds: int
+    source: str | None        # the tier it is computed from; None = raw samples
+    step: timedelta           # the longest range one forward step computes (bounded work)
+
+    @property
+    def table(self) -> str:
+        return f"traffic_rollup_{self.name}"
+
+    @property
+    def width(self) -> timedelta:
+        return timedelta(seconds=self.seconds)
+
+
+# FORWARD_STEP of the 1m tier must not exceed the "6 hours" in migration 0007's trigger.
+FORWARD_STEP = timedelta(hours=6)
+TIERS: tuple[Tier, ...] = (
+    Tier("1m", 60, None, FORWARD_STEP),
+    Tier("15m", 900, "1m", timedelta(hours=6)),
+    Tier("1h", 3600, "15m", timedelta(days=1)),
+    Tier("1d", 86400, "1h", timedelta(days=7)),
+)
+TIER = {t.name: t for t in TIERS}
+# What retention can drop: raw samples, the tiers, and the poll log (gap reasons).
+RETAINED = ("raw", "1m", "15m", "1h", "1d", "poll_log")
+TABLE_OF = {"raw": "traffic_sample", "poll_log": "traffic_poll_log", **{t.name: t.table for t in TIERS}}
+
+
+
+def floor_time(t: datetime, seconds: int) -> datetime:
+    """Start of the bucket of width `seconds` containing t (UTC-aligned, as time_bucket)."""
+    epoch = int(t.timestamp() // seconds) * seconds
+    return datetime.fromtimestamp(epoch, tz=timezone.utc)
+
+
+def ceil_time(t: datetime, seconds: int) -> datetime:
+    """The first bucket boundary at or after t."""
+    f = floor_time(t, seconds)
+    return f if f == t else f + timedelta(seconds=seconds)

@@ -1,0 +1,152 @@
+"""Facts every layer shares, each defined once: sample flags, ATM cell arithmetic, the uint64
+storage convention and the capacity of a port.
+
+Pure and Django-free. The archive stores flags as smallint bits and Counter64 readings as
+bigint, so the values here are a storage contract: they never change.
+"""
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class Flag(enum.IntFlag):
+    """Bits of a sample's flag word (smallint in the database: keep bits < 2**15)."""
+    NONE = 0
+    WRAP = 1           # delta computed across one counter wrap
+    REBOOT = 2         # agent restarted (uptime evidence): new epoch, no delta
+    RESET = 4          # counter reset without reboot: new epoch, no delta
+    OVER_CAPACITY = 8  # rate above the port's capacity (+tolerance): delta kept, not drawn as traffic
+    MISSING = 16       # the agent did not answer this object this poll
+    FIRST = 32         # no usable previous reading (none, or it was unanswered): no delta
+    GAP = 64           # interval > 1.5x nominal (missed polls): delta is the average over the gap
+    AMBIGUOUS = 128    # interval so long that more than one wrap is possible at capacity: no delta
+    CLOCK = 256        # interval <= 0 (wall clock stepped back, or a redelivered poll): no delta
+
+
+@dataclass(frozen=True)
+class FlagInfo:
+    flag: Flag
+    meaning: str       # what it means to someone reading a plot or a CSV
+    word: str          # a short word for tables ("counter reset")
+
+    @property
+    def bit(self) -> int:
+        return int(self.flag)
+
+    @property
+    def name(self) -> str:
+        return self.flag.name or ""
+
+
+# The one table of flags: bit, name, what it means. Plots, CSV, the API and the status pages
+# read it; tests/collector/core/test_facts.py checks that it covers every Flag.
+FLAGS: tuple[FlagInfo, ...] = (
+    FlagInfo(Flag.WRAP, "counter wrapped; delta exact", "wrap"),
+    FlagInfo(Flag.REBOOT, "agent restarted: counters began again, no delta", "reboot"),
+    FlagInfo(Flag.RESET, "counters reset by the agent: no delta", "counter reset"),
+    FlagInfo(Flag.OVER_CAPACITY, "rate above the port's capacity: kept, not drawn", "over capacity"),
+    FlagInfo(Flag.MISSING, "the agent did not answer this counter", "not answered"),
+    FlagInfo(Flag.FIRST, "first reading: no previous value", "first reading"),
+    FlagInfo(Flag.GAP, "missed polls: average over the whole gap", "gap"),
+    FlagInfo(Flag.AMBIGUOUS, "gap too long: more than one wrap possible, no delta", "ambiguous"),
+    FlagInfo(Flag.CLOCK, "poll clock went back: no delta", "clock step"),
+)
+# A wrap is routine for a busy Counter32 and its delta is exact: a sample flagged WRAP alone
+# does not count as "flagged" in rollups and plots.
+ROUTINE = Flag.WRAP
+# Kept in the archive, never drawn as traffic.
+NOT_DRAWN = Flag.OVER_CAPACITY
+ALL_FLAGS = 1 << len(FLAGS)        # every flag word is below this
+
+
+def flag_names(flags: int) -> list[str]:
+    """["WRAP", "GAP"] for WRAP | GAP."""
+    return [f.name for f in FLAGS if flags & f.bit]
+
+
+def flag_meanings(flags: int) -> str:
+    """"WRAP: counter wrapped; delta exact; GAP: ..." for hover texts."""
+    return "; ".join(f"{f.name}: {f.meaning}" for f in FLAGS if flags & f.bit)
+
+
+def flag_words(flags: int) -> str:
+    """"wrap, gap" for tables."""
+    return ", ".join(f.word for f in FLAGS if flags & f.bit)
+
+
+# --- ATM cells --------------------------------------------------------------------------------
+
+CELL_BYTES = 53            # on the wire: 5 header + 48 payload
+PAYLOAD_BYTES = 48
+CELL_BITS = CELL_BYTES * 8
+# SONET/PDH line rates (bit/s) -> cells/s actually available to ATM (payload after framing).
+ATM_LINE_CELL_RATES = {155_520_000: 353_207, 622_080_000: 1_412_830, 44_736_000: 96_000, 34_368_000: 80_000}
+
+
+def line_cell_rate(speed_bps: int) -> int:
+    """Cells/s an ATM interface of this line rate carries at most."""
+    return ATM_LINE_CELL_RATES.get(speed_bps, speed_bps // CELL_BITS)
+
+
+# --- Counter64 in a PostgreSQL bigint -------------------------------------------------------------
+
+U64 = 1 << 64
+I64_TOP = 1 << 63
+
+
+def to_i64(v: int) -> int:
+    """uint64 -> int64 with the same bits, to store a Counter64 exactly in a bigint."""
+    if not 0 <= v < U64:
+        raise ValueError(f"not a uint64: {v!r}")
+    return v - U64 if v >= I64_TOP else v
+
+
+def to_u64(v: int) -> int:
+    """Inverse of to_i64 (SQL side: cellar_u64(bigint) -> numeric)."""
+    if not -I64_TOP <= v < I64_TOP:
+        raise ValueError(f"not an int64: {v!r}")
+    return v + U64 if v < 0 else v
+
+
+def to_i64_list(values: list[int | None]) -> list[int | None]:
+    """to_i64 of each value (None kept); the list itself when nothing needs converting."""
+    if not values or (None not in values and max(values) < I64_TOP):   # type: ignore[type-var]
+        return values
+    return [None if v is None else (v if v < I64_TOP else v - U64) for v in values]
+
+
+def to_u64_list(values: Iterable[int | None]) -> list[int | None]:
+    """to_u64 of each stored value (None kept)."""
+    values = list(values)
+    if None not in values and (not values or min(values) >= 0):      # type: ignore[type-var]
+        return values
+    return [None if v is None else (v + U64 if v < 0 else v) for v in values]
+
+
+def stored_to_u64(v: int | None) -> int | None:
+    return None if v is None else (v + U64 if v < 0 else v)
+
+
+# --- capacity -----------------------------------------------------------------------------------
+
+# Packets: the smallest Ethernet frame plus preamble and gap is 84 bytes on the wire; a 64-byte
+# bound stays safe for non-Ethernet media.
+MIN_PACKET_BYTES = 64
+
+
+def capacity_per_s(unit: str, speed_bps: int | None, capacity_cells: int | None) -> int | None:
+    """Units per second a port can carry at most: the bound above which a rate is flagged
+    OVER_CAPACITY and the 100 % of "% of capacity". None when the port's speed is unknown."""
+    if unit == "cells":
+        if capacity_cells:
+            return capacity_cells
+        return speed_bps // CELL_BITS if speed_bps else None
+    if not speed_bps:
+        return None
+    if unit == "octets":
+        return speed_bps // 8
+    if unit == "packets":
+        return max(1, speed_bps // (8 * MIN_PACKET_BYTES))
+    return None

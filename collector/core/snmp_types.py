@@ -1,0 +1,171 @@
+"""What an SNMP conversation is about, shared by the session and its backends: the target
+(an agent and its credentials), the errors, the protocol tables and the per-session counters.
+
+Secrets (community, auth/priv keys) never appear in repr(), in exception messages or in logs.
+The protocol tables here are the only list of supported protocols: the inventory's model
+choices and both backends are built from them.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import asdict, dataclass, field
+
+from collector.core import snmp_codec as codec
+
+# A decoded value: int (the integer types), bytes (strings), str (OIDs, IpAddress), None (NULL).
+Value = int | bytes | str | None
+
+# name -> label. The only lists of supported versions and protocols (inventory choices, CLI,
+# validation and the pysnmp backend's tables are checked against them).
+SNMP_VERSIONS = {"1": "v1", "2c": "v2c", "3": "v3"}
+AUTH_PROTOCOLS = {"MD5": "MD5", "SHA": "SHA", "SHA224": "SHA-224", "SHA256": "SHA-256",
+                  "SHA384": "SHA-384", "SHA512": "SHA-512"}
+PRIV_PROTOCOLS = {"DES": "DES", "AES": "AES-128", "AES192": "AES-192", "AES256": "AES-256"}
+
+
+# ---------------------------------------------------------------------------------------
+# Public types
+
+@dataclass(frozen=True)
+class SnmpTarget:
+    host: str
+    port: int = 161
+    version: str = "2c"          # "1" | "2c" | "3"
+    community: str = field(default="public", repr=False)
+    v3_user: str = ""
+    auth_proto: str = ""         # "" | "MD5" | "SHA" | "SHA224" | "SHA256" | "SHA384" | "SHA512"
+    auth_key: str = field(default="", repr=False)
+    priv_proto: str = ""         # "" | "DES" | "AES" | "AES192" | "AES256"
+    priv_key: str = field(default="", repr=False)
+    timeout: float = 2.0         # seconds per request attempt
+    retries: int = 1
+    max_repetitions: int = 25
+    # secrets must never appear in repr/str/logs/exceptions
+
+    @property
+    def label(self) -> str:
+        """host:port for messages (no secrets)."""
+        h = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{h}:{self.port}"
+
+    @property
+    def security_level(self) -> str:
+        if self.version != "3":
+            return "community"
+        if not self.auth_proto:
+            return "noAuthNoPriv"
+        return "authPriv" if self.priv_proto else "authNoPriv"
+
+
+class SnmpError(Exception):
+    """Base class of all SNMP failures; messages never contain secrets."""
+
+
+class SnmpTimeout(SnmpError):
+    """No (acceptable) response within timeout x (1 + retries)."""
+
+
+class SnmpAuthError(SnmpError):
+    """SNMPv3 security failure: unknown user, wrong digest, decryption error, ..."""
+
+
+class SnmpProtocolError(SnmpError):
+    """Malformed or hostile response, error-status from the agent, looping agent."""
+
+
+class SnmpConfigError(SnmpError, ValueError):
+    """Invalid target or arguments (bad OID, unknown protocol, ...)."""
+
+
+@dataclass
+class SnmpStats:
+    """Cheap per-session counters for self-reporting."""
+    requests: int = 0        # PDUs issued (first transmissions)
+    retries: int = 0         # retransmissions (fast backend only; pysnmp retries internally)
+    timeouts: int = 0        # requests that ran out of attempts
+    responses: int = 0       # accepted responses
+    varbinds: int = 0        # varbinds in accepted responses
+    error_status: int = 0    # responses with a non-zero error-status (handled or not)
+    bytes_sent: int = 0      # fast backend only
+    bytes_received: int = 0  # fast backend only
+    malformed: int = 0       # undecodable datagrams (fast backend)
+    stray: int = 0           # datagrams matching no outstanding request (late duplicates)
+    icmp_errors: int = 0     # ICMP errors reported on the socket (e.g. port unreachable)
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    def add(self, other: "SnmpStats") -> None:
+        for k, v in asdict(other).items():
+            setattr(self, k, getattr(self, k) + v)
+
+
+# ---------------------------------------------------------------------------------------
+# Validation helpers
+
+def validate_target(t: SnmpTarget) -> None:
+    if not isinstance(t.host, str) or not t.host:
+        raise SnmpConfigError("target host is empty")
+    if not isinstance(t.port, int) or not 0 < t.port < 65536:
+        raise SnmpConfigError(f"bad port for {t.host}")
+    if t.version not in SNMP_VERSIONS:
+        raise SnmpConfigError(f"bad SNMP version {t.version!r} for {t.label}")
+    if not (isinstance(t.timeout, (int, float)) and 0 < t.timeout <= 300):
+        raise SnmpConfigError(f"bad timeout for {t.label}")
+    if not isinstance(t.retries, int) or not 0 <= t.retries <= 20:
+        raise SnmpConfigError(f"bad retries for {t.label}")
+    if not isinstance(t.max_repetitions, int) or t.max_repetitions < 1:
+        raise SnmpConfigError(f"bad max_repetitions for {t.label}")
+    if t.version == "3":
+        if not t.v3_user:
+            raise SnmpConfigError(f"SNMPv3 target {t.label} has no user")
+        if t.auth_proto and t.auth_proto not in AUTH_PROTOCOLS:
+            raise SnmpConfigError(f"unknown auth protocol {t.auth_proto!r} for {t.label}")
+        if t.priv_proto and t.priv_proto not in PRIV_PROTOCOLS:
+            raise SnmpConfigError(f"unknown privacy protocol {t.priv_proto!r} for {t.label}")
+        if t.priv_proto and not t.auth_proto:
+            raise SnmpConfigError(f"privacy without authentication for {t.label}")
+        if t.auth_proto and len(t.auth_key) < 8:
+            raise SnmpConfigError(f"auth key for {t.label} is shorter than 8 characters")
+        if t.priv_proto and len(t.priv_key) < 8:
+            raise SnmpConfigError(f"priv key for {t.label} is shorter than 8 characters")
+    elif not isinstance(t.community, str):
+        raise SnmpConfigError(f"community for {t.label} must be a string")
+
+
+def raw_oid(oid: str) -> bytes:
+    try:
+        return codec.oid_to_raw(oid)
+    except codec.CodecError as e:
+        raise SnmpConfigError(str(e)) from None
+
+
+def timeout_message(t: SnmpTarget) -> str:
+    if t.version != "3":
+        hint = " (wrong community?)"
+    elif t.priv_proto:
+        hint = " (agent down, or wrong privacy key?)"   # net-snmp drops undecryptable PDUs
+    else:
+        hint = ""
+    return (f"no response from {t.label} (SNMPv{t.version}) after {t.retries + 1} "
+            f"attempt(s) of {t.timeout:g}s{hint}")
+
+
+def status_error(label: str, op: str, status: int, culprit: str = "") -> SnmpError:
+    """Exception for an error-status we cannot handle."""
+    cls = SnmpAuthError if status == 16 else SnmpProtocolError   # authorizationError
+    return cls(f"{label} answered {op} with {status_name(status)}{culprit}")
+
+
+def pick_address(infos: list) -> tuple:
+    """First IPv4 result of getaddrinfo, else the first result (e.g. IPv6 only)."""
+    for info in infos:
+        if info[0] == socket.AF_INET:
+            return info
+    return infos[0]
+
+
+def status_name(es: int) -> str:
+    names = codec.ERROR_STATUS_NAMES
+    return f"{names[es]}({es})" if 0 <= es < len(names) else f"error-status {es}"

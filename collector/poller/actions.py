@@ -1,0 +1,94 @@
+"""What an operator (or a task) can ask the poller to do now: the only entry points the page apps
+call to act, so a view never orchestrates polls itself.
+
+- discover(switch_id): walk the switch (inventory discovery), then attach the archive's series to
+  what was found and drop the ingest cache of the switch;
+- poll(switch_id): one poll under the per-switch lock (never twice at once);
+- check_switch(switch_id): discover, then poll ("check now" on the switch page);
+- check_host(host_id): one reachability check, recorded.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import redis
+
+from collector.archive import ingest
+from collector.archive.series_links import link_series
+from collector.core.profiles import ProfileError
+from collector.core.snmp_types import SnmpError
+from collector.inventory import discovery
+from collector.inventory.discovery import DiscoveryReport
+from collector.inventory.models import Switch
+from collector.poller import hostcheck, metrics, runner
+from collector.poller.hostcheck import CheckResult
+from collector.poller.locks import PollLock
+
+log = logging.getLogger(__name__)
+# Agent-side failures of discovery: reported as one line, never a traceback.
+DISCOVERY_ERRORS = (SnmpError, ProfileError, OSError)
+
+
+def discover(switch_id: int) -> DiscoveryReport:
+    """Discovery of one switch and what the archive keeps in step with it."""
+    switch = Switch.objects.get(pk=switch_id)
+    report = discovery.discover(switch)
+    link_series(switch)
+    ingest.forget(switch.id)
+    return report
+
+
+def poll(switch_id: int, *, without_lock_if_redis_down: bool = False) -> str:
+    """One poll now, unless one of the same switch runs ("skipped"). Returns the poll status
+    (ok, partial, timeout, unreachable, auth, error), "skipped" or "gone" (switch deleted)."""
+    lock = PollLock(switch_id)
+    try:
+        held = lock.acquire()
+    except redis.RedisError as exc:
+        if not without_lock_if_redis_down:
+            raise
+        log.warning("poll lock unavailable (%s); polling switch %s without it", exc.__class__.__name__, switch_id)
+        return _poll(switch_id)
+    if not held:
+        metrics.SKIPPED.labels(str(switch_id), "running").inc()
+        log.info("poll of switch %s skipped: the previous one is still running", switch_id)
+        return "skipped"
+    try:
+        return _poll(switch_id)
+    finally:
+        lock.release()
+
+
+def _poll(switch_id: int) -> str:
+    try:
+        return runner.poll_once(int(switch_id)).status
+    except Switch.DoesNotExist:
+        # Deleted since it was scheduled (beat drops the entry at its next refresh).
+        log.info("poll of switch %s skipped: it no longer exists", switch_id)
+        return "gone"
+
+
+@dataclass
+class SwitchCheck:
+    discovery: str          # the discovery summary, or why it failed
+    discovered: bool
+    poll_status: str
+
+
+def check_switch(switch_id: int) -> SwitchCheck:
+    """Rediscover (port states, VCs, cross-connects), then poll (counters)."""
+    try:
+        summary, ok = discover(switch_id).summary(), True
+    except DISCOVERY_ERRORS as exc:
+        summary, ok = f"discovery failed ({exc.__class__.__name__}: {exc})", False
+    try:
+        status = poll(switch_id, without_lock_if_redis_down=True)
+    except Exception as exc:      # the page reports it; the worker's scheduled polls go on
+        log.exception("check of switch %s: poll failed", switch_id)
+        status = f"error ({exc.__class__.__name__}: {exc})"
+    return SwitchCheck(summary, ok, status)
+
+
+def check_host(host_id: int) -> CheckResult:
+    return hostcheck.check_and_record(host_id)

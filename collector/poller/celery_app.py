@@ -1,0 +1,57 @@
+"""The Celery application: `celery -A collector.poller.celery_app worker|beat`.
+
+Configuration comes from Django settings (CELERY_* names, see webapp/settings.py); the beat
+schedule is built by collector.poller.schedule.SwitchScheduler from the inventory.
+"""
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from celery.signals import task_prerun, worker_init
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
+
+# Every module with tasks: a worker registers only what is listed here (the rollup and retention
+# tasks were once missing, so beat sent them and workers dropped them as unregistered).
+app = Celery("cellar", include=["collector.poller.tasks"])
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.conf.beat_scheduler = "collector.poller.schedule:SwitchScheduler"
+
+# Celery's Django fixup closes every database connection before and after each task unless
+# this is set: ~14 new PostgreSQL connections per second at 10,000 ports every 15 s, worth a
+# quarter of the worker's CPU and half of PostgreSQL's (docs/benchmarks.md, "Scale"). With
+# it, the fixup closes only every DB_REUSE_MAX tasks (counted per process, and it closes the
+# connection of whichever pool thread runs that task), so the real limits on a connection's
+# life are CONN_MAX_AGE and the health check, applied by _drop_unusable_connections below.
+# A CELERY_DB_REUSE_MAX in Django settings wins (0 there restores a connection per task).
+DB_REUSE_MAX = 1000
+if app.conf.get("CELERY_DB_REUSE_MAX") is None:
+    app.conf.CELERY_DB_REUSE_MAX = DB_REUSE_MAX
+
+
+@task_prerun.connect
+def _drop_unusable_connections(task=None, **_: object) -> None:
+    """Before each task, what Django does before each request: close this thread's connection
+    when it is older than CONN_MAX_AGE or had an error, and have its first query check it.
+
+    The fixup does not: once it stops closing connections (DB_REUSE_MAX), a connection that a
+    database restart or pg_terminate_backend broke would fail every task of its pool thread
+    ("the connection is closed") until the fixup happened to close it, thousands of tasks on.
+    Eager tasks (task.apply() in tests) run inside the caller's transaction: left alone.
+    """
+    if task is not None and getattr(task.request, "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
+@worker_init.connect
+def _serve_metrics(**_: object) -> None:
+    """Expose the poller's Prometheus metrics when CELLAR_METRICS_PORT is set."""
+    from django.conf import settings
+    from prometheus_client import start_http_server
+
+    if settings.CELLAR_METRICS_PORT:
+        start_http_server(settings.CELLAR_METRICS_PORT, addr="127.0.0.1")

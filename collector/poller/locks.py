@@ -1,0 +1,67 @@
+""""Never polled twice at once": a per-switch redis lock, renewed while the poll runs."""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+
+import redis
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+_redis: redis.Redis | None = None
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _client() -> redis.Redis:
+    global _redis
+    if _redis is None:
+        _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
+    return _redis
+
+
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+_EXTEND = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+LOCK_TTL_MS = 10_000      # a killed worker's lock frees itself within this time
+LOCK_RENEW_S = 3.0        # a running poll renews its lock this often, however long it takes
+
+
+class PollLock:
+    """"Never polled twice at once", also for polls longer than their interval.
+
+    A short-lived redis lock renewed by a timer thread while the poll runs: a slow poll keeps
+    it, a killed worker loses it within LOCK_TTL_MS, so the next scheduled poll is not blocked
+    for long (a long fixed TTL would turn one crash into minutes of gap).
+    """
+
+    def __init__(self, switch_id: int):
+        self.key = f"cellar:poll-lock:{int(switch_id)}"
+        self.token = f"{WORKER}:{uuid.uuid4().hex}"
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def acquire(self) -> bool:
+        if not _client().set(self.key, self.token, nx=True, px=LOCK_TTL_MS):
+            return False
+        self._thread = threading.Thread(target=self._renew, name=f"lock-{self.key}", daemon=True)
+        self._thread.start()
+        return True
+
+    def _renew(self) -> None:
+        while not self._stop.wait(LOCK_RENEW_S):
+            try:
+                if not _client().eval(_EXTEND, 1, self.key, self.token, LOCK_TTL_MS):
+                    return   # lost it (expired during a redis outage): the poll finishes anyway
+            except redis.RedisError as exc:
+                log.warning("poll lock %s not renewed: %s", self.key, exc)
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=LOCK_RENEW_S + 1)
+        try:
+            _client().eval(_RELEASE, 1, self.key, self.token)
+        except redis.RedisError as exc:
+            log.warning("poll lock %s not released (expires by itself): %s", self.key, exc)

@@ -1,0 +1,54 @@
+"""Thin Celery tasks: they take ids, never ORM objects, and delegate to the modules that do the
+work. Every task of Cellar is here (the worker registers this module; schedule.py sends them).
+"""
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from collector.archive import rollup as archive_rollup
+from collector.inventory.models import Host
+from collector.poller import actions, hostcheck
+from collector.poller.celery_app import app
+
+log = logging.getLogger(__name__)
+
+
+@app.task(name="cellar.poll_switch")
+def poll_switch(switch_id: int) -> str:
+    """Poll one switch now, unless a poll of it is still running (never twice at once)."""
+    return actions.poll(int(switch_id))
+
+
+@app.task(name="cellar.discover_switch")
+def discover_switch(switch_id: int) -> str:
+    return actions.discover(int(switch_id)).summary()
+
+
+@app.task(name="cellar.check_hosts")
+def check_hosts() -> int:
+    """Fan out one check per enabled host."""
+    ids = list(Host.objects.filter(enabled=True).values_list("id", flat=True))
+    for host_id in ids:
+        check_host.apply_async((host_id,), expires=settings.CELLAR_HOST_CHECK_INTERVAL)
+    return len(ids)
+
+
+@app.task(name="cellar.check_host")
+def check_host(host_id: int) -> bool:
+    return hostcheck.check_and_record(int(host_id)).reachable
+
+
+@app.task(name="cellar.rollup")
+def rollup() -> dict:
+    """Roll late samples and new ones up into the 1m/15m/1h/1d tiers, within one interval.
+    Rollup and retention share a PostgreSQL advisory lock: an overlapping run skips."""
+    budget = max(5.0, settings.CELLAR_ROLLUP_INTERVAL * 0.8)
+    return archive_rollup.run(budget_s=budget).summary()
+
+
+@app.task(name="cellar.retention")
+def retention() -> dict:
+    """Drop raw, tier and poll-log chunks older than their configured retention."""
+    return archive_rollup.retention()

@@ -10,7 +10,7 @@ SHELL := /bin/bash
 PY       := .venv/bin/python
 WITH_ENV := scripts/with-env.sh
 
-.PHONY: help run stop provision test bench bench-smoke status logs clean-state
+.PHONY: help run stop provision test lint bench bench-smoke status logs clean-state
 
 help: ## Show this help
 	@echo "Cellar make targets:"
@@ -26,9 +26,13 @@ stop: ## Stop everything `make run` started (web, worker, beat, simnet, redis, P
 provision: ## Provision only (packages, TimescaleDB, PostgreSQL, redis, cellar.env, .venv, migrate)
 	@scripts/provision.sh
 
-test: ## Provision services (no web processes) and run the test suite
+test: ## Provision services (no web processes), run the static checks, then the test suite
 	@scripts/provision.sh --no-django
+	@scripts/lint.sh
 	@$(WITH_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: ## ruff, import-linter contracts and mypy (part of `make test`)
+	@scripts/lint.sh
 
 bench: ## Run the benchmarks (python -m benchmarks.run)
 	@scripts/provision.sh --no-django

@@ -68,7 +68,7 @@ def run(ctx: Context) -> list[Measure]:
     path = str(ctx.work / "ingest.copy")
     with open(path, "w") as f:
         for r in rows:
-            f.write(writer._copy_line(r))
+            f.write(writer.copy_line(r))
     ctx.info["2"] = {"rows": n_rows, "values_per_row": per_row, "copy_file_bytes": os.path.getsize(path)}
     cellar, ref, ratio, single, single_ratio, cpu_c, cpu_db = [], [], [], [], [], [], []
     for r in range(ctx.runs):

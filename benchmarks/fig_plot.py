@@ -61,9 +61,11 @@ def _conn():
     return _raw_conn
 
 
-BARE_ROWS = ("SELECT bucket, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged FROM traffic_rollup_{tier} "
+BARE_ROWS = ("SELECT bucket, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged "
+             "FROM traffic_rollup_{tier} "
              "WHERE series_id = ANY(%s) AND bucket >= %s AND bucket < %s ORDER BY series_id, bucket")
-BARE_P95 = ("SELECT series_id, percentile_cont(0.95) WITHIN GROUP (ORDER BY sum_delta::float8 * 1000 / sum_interval_ms) "
+BARE_P95 = ("SELECT series_id, percentile_cont(0.95) "
+            "WITHIN GROUP (ORDER BY sum_delta::float8 * 1000 / sum_interval_ms) "
             "FROM traffic_rollup_{tier} WHERE series_id = ANY(%s) AND bucket >= %s AND bucket < %s "
             "AND sum_interval_ms > 0 GROUP BY series_id")
 

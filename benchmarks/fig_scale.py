@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import db, netlab, procstat
@@ -137,7 +137,7 @@ def _sends(log: Path) -> dict[int, list[float]]:
     for line in log.read_text(errors="replace").splitlines():
         m = SEND_RE.match(line)
         if m:
-            t = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=timezone.utc).timestamp()
+            t = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC).timestamp()
             out[int(m.group(2))].append(t)
     return out
 
@@ -289,7 +289,7 @@ def run(ctx: Context) -> list[Measure]:
                 p.stop()
     shares, late_all, samples_per_s = [], [], []
     statuses: dict[str, int] = defaultdict(int)
-    for lo, hi, cpu in results:
+    for lo, hi, _cpu in results:
         total, ok, late, st = on_time(sends, polls, lo, hi)
         shares.append(100.0 * ok / total if total else 0.0)
         late_all += late
@@ -308,7 +308,7 @@ def run(ctx: Context) -> list[Measure]:
                 cpu_of["beat"], higher_is_better=False),
         Measure("6c", "Scale: PostgreSQL CPU (backends of the benchmark database)", "% of one core",
                 cpu_of["db"], higher_is_better=False),
-        Measure("6d", f"Scale: polls on time (started before the switch's next scheduled send)", "%", shares,
+        Measure("6d", "Scale: polls on time (started before the switch's next scheduled send)", "%", shares,
                 goal="≥ 99 %", met=statistics.median(shares) >= 99.0),
     ]
     out[0].notes.append(f"stored samples/s (median of windows) {statistics.median(samples_per_s):,.0f}; "

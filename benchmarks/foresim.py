@@ -65,7 +65,7 @@ class ForeAgent:
         self.records: list = []
         self.start_time = 0
 
-    def __enter__(self) -> "ForeAgent":
+    def __enter__(self) -> ForeAgent:
         try:
             self.start()
         except BaseException:

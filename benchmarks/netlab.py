@@ -69,7 +69,7 @@ class SnmpdLab:
         self.interfaces = 0
 
     # -- lifecycle -------------------------------------------------------------------------
-    def __enter__(self) -> "SnmpdLab":
+    def __enter__(self) -> SnmpdLab:
         try:
             self.start()
         except BaseException:
@@ -95,8 +95,8 @@ class SnmpdLab:
         root_addr, ns_addr = (str(h) for h in list(subnet.hosts())[:2])
         root_link = f"cb{os.getpid() % 100000}{self.tag[:3]}"[:15]
         self.lab.add_veth(None, root_link, ns, "uplink")
-        netns._run([netns.IP, "addr", "add", f"{root_addr}/30", "dev", root_link])
-        netns._run([netns.IP, "link", "set", root_link, "up"])
+        netns.run([netns.IP, "addr", "add", f"{root_addr}/30", "dev", root_link])
+        netns.run([netns.IP, "link", "set", root_link, "up"])
         ns.ip("addr", "add", f"{ns_addr}/30", "dev", "uplink")
         ns.ip("link", "set", "uplink", "up")
         self.address = ns_addr

@@ -21,7 +21,7 @@ and its 95th percentile the 1h tier.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from benchmarks import gen
 from benchmarks.core import Context
@@ -31,7 +31,7 @@ TIERS = (("1d", 86400), ("1h", 3600), ("15m", 900), ("1m", 60))
 
 
 def _floor(t: datetime, seconds: int) -> datetime:
-    return datetime.fromtimestamp(int(t.timestamp() // seconds) * seconds, tz=timezone.utc)
+    return datetime.fromtimestamp(int(t.timestamp() // seconds) * seconds, tz=UTC)
 
 
 class PlotData:
@@ -87,8 +87,8 @@ def ensure(ctx: Context) -> PlotData:
     from django.db import connection
 
     from collector.archive import writer
-    from collector.inventory.models import Port
     from collector.archive.models import Series
+    from collector.inventory.models import Port
 
     t_start = time.monotonic()
     raw_days = ctx.size(1 / 24, 2)

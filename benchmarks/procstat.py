@@ -75,8 +75,8 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     try:
-        distro = next((l.split("=", 1)[1].strip('"') for l in Path("/etc/os-release").read_text().splitlines()
-                       if l.startswith("PRETTY_NAME=")), "?")
+        distro = next((line.split("=", 1)[1].strip('"') for line in Path("/etc/os-release").read_text().splitlines()
+                       if line.startswith("PRETTY_NAME=")), "?")
     except OSError:
         distro = "?"
     try:
@@ -131,7 +131,7 @@ class TitleSampler:
         self._thread = threading.Thread(target=self._loop, daemon=True, name="title-sampler")
         self._t0 = 0.0
 
-    def start(self) -> "TitleSampler":
+    def start(self) -> TitleSampler:
         self._t0 = _uptime_ticks()
         self._scan(initial=True)
         self._thread.start()

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks import core, db, procstat
@@ -74,7 +74,7 @@ def _terminate(signum, frame):   # run the finally blocks (namespaces, agents, w
 
 def render(ctx: core.Context, measures: list[core.Measure], failures: dict[str, str], machine: dict,
            versions: dict, args: argparse.Namespace, seconds: float) -> str:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     lines = [BEGIN, "",
              f"Run {now:%Y-%m-%d %H:%M} UTC{' (SMOKE: tiny sizes, not a measurement)' if ctx.smoke else ''}, "
              f"{ctx.runs} runs per figure, {seconds:.0f} s in all, load average at the end {procstat.loadavg()}.",

@@ -99,7 +99,7 @@ def run(ctx: Context, only: tuple[str, ...] | None = None) -> list[Measure]:
         zero_flags, rows = cur.fetchone()
     results = {}
     options = {k: v for k, v in OPTIONS.items() if only is None or k in only}
-    for name, (desc, cols, settings, select) in options.items():
+    for name, (_desc, cols, settings, select) in options.items():
         results[name] = _measure(name, cols, settings, select, readings)
         ctx.log(f"  5 option {name}: {results[name]['per']:.2f} bytes/sample, read "
                 f"{results[name]['read_ms_per_m']:.0f} ms per million readings")

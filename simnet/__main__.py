@@ -202,7 +202,7 @@ def cmd_manifest(args) -> int:
 def cmd_write(args) -> int:
     net = SimNetwork(args.state_dir, args.base_port, wrap_in=args.wrap_in,
                      wrap64_in=args.wrap64_in, hosts=False)
-    net._prepare_dirs()
+    net.prepare_dirs()
     t0 = int(time.time())
     for a in net.agents.values():
         net.write_recording(a, t0, fresh=False)

@@ -36,7 +36,7 @@ class NetnsError(RuntimeError):
     pass
 
 
-def _run(argv: list[str], timeout: float = 20.0, check: bool = True, **kw) -> subprocess.CompletedProcess:
+def run(argv: list[str], timeout: float = 20.0, check: bool = True, **kw) -> subprocess.CompletedProcess:
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kw)
     except subprocess.TimeoutExpired as exc:
@@ -53,16 +53,16 @@ def unavailable_reason() -> str | None:
     if not os.path.exists(IP):
         return "iproute2 `ip` not found (apt-get install iproute2)"
     probe = f"{PREFIX}{os.getpid()}-probe"
-    out = _run([IP, "netns", "add", probe], check=False)
+    out = run([IP, "netns", "add", probe], check=False)
     if out.returncode != 0:
         return f"`ip netns add` does not work here: {out.stderr.strip()}"
-    _run([IP, "netns", "del", probe], check=False)
+    run([IP, "netns", "del", probe], check=False)
     return None
 
 
 def remove_stale_namespaces() -> list[str]:
     """Delete ``cellar-t-<pid>-*`` namespaces left by test processes that no longer exist."""
-    out = _run([IP, "-j", "netns", "list"], check=False)
+    out = run([IP, "-j", "netns", "list"], check=False)
     removed = []
     try:
         entries = json.loads(out.stdout or "[]")
@@ -73,7 +73,7 @@ def remove_stale_namespaces() -> list[str]:
         m = _STALE_RE.match(name)
         if not m or int(m.group(1)) == os.getpid() or os.path.exists(f"/proc/{m.group(1)}"):
             continue
-        if _run([IP, "netns", "del", name], check=False).returncode == 0:
+        if run([IP, "netns", "del", name], check=False).returncode == 0:
             removed.append(name)
     return removed
 
@@ -81,8 +81,8 @@ def remove_stale_namespaces() -> list[str]:
 def free_subnet(candidates: list[str]) -> ipaddress.IPv4Network:
     """The first candidate network that overlaps no address and no route of the root namespace
     (the default route aside): the test may use it on a root-side veth without shadowing anything."""
-    addrs = json.loads(_run([IP, "-j", "-4", "addr", "show"]).stdout or "[]")
-    routes = json.loads(_run([IP, "-j", "-4", "route", "show", "table", "all"]).stdout or "[]")
+    addrs = json.loads(run([IP, "-j", "-4", "addr", "show"]).stdout or "[]")
+    routes = json.loads(run([IP, "-j", "-4", "route", "show", "table", "all"]).stdout or "[]")
     used: list[ipaddress.IPv4Network] = []
     for link in addrs:
         for a in link.get("addr_info", []):
@@ -111,10 +111,10 @@ class Netns:
 
     def run(self, cmd: list[str], timeout: float = 20.0, check: bool = True, **kw) -> subprocess.CompletedProcess:
         """Run a command inside the namespace and wait for it (bounded)."""
-        return _run(self.argv(cmd), timeout=timeout, check=check, **kw)
+        return run(self.argv(cmd), timeout=timeout, check=check, **kw)
 
     def ip(self, *args: str) -> subprocess.CompletedProcess:
-        return _run([IP, "-n", self.name, *args])
+        return run([IP, "-n", self.name, *args])
 
     def dev_counters(self, dev: str) -> dict[str, int]:
         """The kernel's interface counters as /proc/net/dev shows them inside the namespace."""
@@ -142,7 +142,7 @@ class NetnsLab:
     # -- building ------------------------------------------------------------------------
     def add_ns(self, suffix: str) -> Netns:
         ns = Netns(f"{self.tag}-{suffix}")
-        _run([IP, "netns", "add", ns.name])
+        run([IP, "netns", "add", ns.name])
         self.namespaces.append(ns)
         ns.ip("link", "set", "lo", "up")
         return ns
@@ -157,7 +157,7 @@ class NetnsLab:
             raise NetnsError("interface names are at most 15 characters")
         head = [IP] + (["-n", a.name] if a else [])
         peer = ["peer", "name", b_name, *link_opts] + (["netns", b.name] if b else [])
-        _run([*head, "link", "add", a_name, *link_opts, "type", "veth", *peer])
+        run([*head, "link", "add", a_name, *link_opts, "type", "veth", *peer])
         if a is None:
             self.root_links.append(a_name)
         elif b is None:
@@ -193,20 +193,20 @@ class NetnsLab:
         self.procs.clear()
         for link in reversed(self.root_links):
             # Deleting one end deletes the pair; it may already be gone with its namespace.
-            if _run([IP, "link", "show", link], check=False).returncode == 0:
-                out = _run([IP, "link", "del", link], check=False)
+            if run([IP, "link", "show", link], check=False).returncode == 0:
+                out = run([IP, "link", "del", link], check=False)
                 if out.returncode != 0:
                     errors.append(f"ip link del {link}: {out.stderr.strip()}")
         self.root_links.clear()
         for ns in reversed(self.namespaces):
-            out = _run([IP, "netns", "del", ns.name], check=False)
+            out = run([IP, "netns", "del", ns.name], check=False)
             if out.returncode != 0 and "No such file" not in out.stderr:
                 errors.append(f"ip netns del {ns.name}: {out.stderr.strip()}")
         self.namespaces.clear()
         if errors:
             raise NetnsError("teardown incomplete: " + "; ".join(errors))
 
-    def __enter__(self) -> "NetnsLab":
+    def __enter__(self) -> NetnsLab:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -24,8 +24,8 @@ Series with rate 0 are written as static values (``OID|65|I``).
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from . import model as m
 

@@ -20,9 +20,9 @@ UDP 127.0.0.1:(base_port + i) and on its management address (127.0.1.x) same por
 
 from __future__ import annotations
 
+import grp
 import os
 import pwd
-import grp
 import shutil
 import signal
 import socket
@@ -137,7 +137,7 @@ class SimNetwork:
 
     # ---- context manager
 
-    def __enter__(self) -> "SimNetwork":
+    def __enter__(self) -> SimNetwork:
         self.start()
         return self
 
@@ -179,7 +179,7 @@ class SimNetwork:
             os.chown(cache, pwd.getpwnam(DROP_USER).pw_uid, grp.getgrnam(DROP_GROUP).gr_gid)
         os.chmod(cache, 0o755)
 
-    def _prepare_dirs(self) -> None:
+    def prepare_dirs(self) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.state_dir, 0o755)
         for sub in ("data", "cache", "logs"):
@@ -263,7 +263,7 @@ class SimNetwork:
     def start(self) -> dict:
         if self.started:
             return self.manifest
-        self._prepare_dirs()
+        self.prepare_dirs()
         t0 = int(time.time())
         for a in self.agents.values():
             self.write_recording(a, t0, fresh=False)
@@ -354,7 +354,7 @@ class SimNetwork:
             "formula": mf.FORMULA,
             "switches": [self._switch_entry(a) for a in self.agents.values()],
             "hosts": list(self._hosts),
-            "links": [self._link_entry(l) for l in self.network.links],
+            "links": [self._link_entry(link) for link in self.network.links],
             "pvc_paths": [dict(p) for p in self.network.pvc_paths],
             "near_wrap": {k: v for k, v in (("counter32", near32), ("counter64", near64)) if v},
         }

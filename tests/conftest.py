@@ -1,4 +1,10 @@
-"""Shared fixtures. Tests run against the real private TimescaleDB and redis of `make test`."""
+"""Shared fixtures. Tests run against the real private TimescaleDB and redis of `make test`.
+
+Layout: tests/<package>/test_<module>.py test one module each (units, with the database where
+the module is about the database); tests/integration/ holds the scenarios (faults, the simulated
+network, real agents, workers, the browser, the platform); tests/support/ the helpers they share
+(agents, network builders, browser, Celery processes). Fixtures used in several folders are here.
+"""
 from __future__ import annotations
 
 import os
@@ -16,6 +22,13 @@ def redis_url() -> str:
 @pytest.fixture(autouse=True)
 def _plain_static_storage(settings):
     """Production serves hashed names from collectstatic's manifest; tests serve the sources."""
+    settings.STORAGES = {**settings.STORAGES,
+                         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+
+
+@pytest.fixture
+def plain_static(settings):
+    """Named form of the above, for tests that say so explicitly (live servers)."""
     settings.STORAGES = {**settings.STORAGES,
                          "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 
@@ -38,10 +51,6 @@ def _fresh_ingest_caches():
     runner.forget_switches()
 
 
-def is_root() -> bool:
-    return os.geteuid() == 0
-
-
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -> None:
     """One test database per pytest run, so concurrent runs (and their Celery children) never share one."""
@@ -49,3 +58,31 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -
 
     name = settings.DATABASES["default"]["NAME"]
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = f"test_{name}_{os.getpid()}"
+
+
+@pytest.fixture(autouse=True)
+def _clean_rollups(request, django_db_blocker):
+    """Rollup watermarks and tiers written by a test must not leak into the next one."""
+    yield
+    if request.node.get_closest_marker("django_db") or {"live_server", "transactional_db", "db"} & set(
+            request.fixturenames):
+        from tests.support import traffic_factory
+
+        with django_db_blocker.unblock():
+            traffic_factory.reset_rollups()
+
+
+@pytest.fixture
+def net(transactional_db):
+    """36 h of polls of an ATM switch and an IP router at exactly known rates, rolled up."""
+    from tests.support.traffic_network import build_net
+
+    return build_net()
+
+
+@pytest.fixture
+def network(db) -> dict:
+    """Two FORE-like switches, hosts, PVCs and stored polls for the status pages."""
+    from tests.support.status_network import build_network
+
+    return build_network()

@@ -68,9 +68,11 @@ class Layout(models.Model):
 class Sample(models.Model):
     """One poll of one switch (hypertable on `time`, made in migrations/traffic)."""
     pk = models.CompositePrimaryKey("switch_id", "time")
-    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                               related_name="+")
     time = models.DateTimeField()
-    layout = models.ForeignKey(Layout, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    layout = models.ForeignKey(Layout, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                               related_name="+")
     uptime_cs = models.BigIntegerField(null=True)
     interval_ms = models.IntegerField(null=True, help_text="since the previous stored poll of this switch")
     raw = ArrayField(models.BigIntegerField(null=True))
@@ -87,7 +89,8 @@ class PollLog(models.Model):
                 ("unreachable", "unreachable"), ("auth", "authentication failure"),
                 ("error", "error"), ("skipped", "skipped (late)")]
     pk = models.CompositePrimaryKey("switch_id", "time")
-    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    switch = models.ForeignKey(Switch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                               related_name="+")
     time = models.DateTimeField()
     status = models.CharField(max_length=16, choices=STATUSES)
     duration_ms = models.IntegerField(default=0)

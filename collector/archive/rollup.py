@@ -39,7 +39,13 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from collector.archive.rollup_plan import (
-    Step, cutoffs, plan_forward, plan_invalidations, plan_recompute, plan_retention)
+    Step,
+    cutoffs,
+    plan_forward,
+    plan_invalidations,
+    plan_recompute,
+    plan_retention,
+)
 from collector.archive.tiers import TABLE_OF, TIER, TIERS, Tier, floor_time
 from collector.core.facts import NOT_DRAWN, ROUTINE
 

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from collector.archive.tiers import TIERS, ceil_time, floor_time
 
+
 @dataclass(frozen=True)
 class Step:
     """Compute tier buckets in [lo, hi) (all series, or one switch's) and, if forward, advance."""

@@ -13,9 +13,9 @@ import fcntl
 import json
 import logging
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from django.conf import settings
 

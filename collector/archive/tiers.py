@@ -7,7 +7,7 @@ Tier tables are the models Rollup1m ... Rollup1d (collector/archive/models.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ TABLE_OF = {"raw": "traffic_sample", "poll_log": "traffic_poll_log", **{t.name: 
 def floor_time(t: datetime, seconds: int) -> datetime:
     """Start of the bucket of width `seconds` containing t (UTC-aligned, as time_bucket)."""
     epoch = int(t.timestamp() // seconds) * seconds
-    return datetime.fromtimestamp(epoch, tz=timezone.utc)
+    return datetime.fromtimestamp(epoch, tz=UTC)
 
 
 def ceil_time(t: datetime, seconds: int) -> datetime:

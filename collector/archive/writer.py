@@ -12,8 +12,8 @@ runs in C, where a generic per-element dumper (psycopg's list dumper is Python c
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Iterable
+from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from django.db import connection, transaction
 
@@ -29,7 +29,7 @@ _INSERT_ONE = (f"INSERT INTO traffic_sample ({SAMPLE_COLUMNS}) VALUES "
 
 
 def to_datetime(at: float) -> datetime:
-    return datetime.fromtimestamp(at, tz=timezone.utc)
+    return datetime.fromtimestamp(at, tz=UTC)
 
 
 def array_text(values: list[int | None]) -> str:
@@ -47,7 +47,7 @@ def flags_text(flags: list[int]) -> str:
         return array_text(flags)
 
 
-def _copy_line(r: SampleRow) -> str:
+def copy_line(r: SampleRow) -> str:
     return "\t".join((
         to_datetime(r.at).isoformat(), r"\N" if r.uptime_cs is None else str(r.uptime_cs), str(r.switch_id),
         str(r.layout_id), r"\N" if r.interval_ms is None else str(r.interval_ms), array_text(to_i64_list(r.raw)),
@@ -74,7 +74,7 @@ def write_samples(rows: Iterable[SampleRow]) -> int:
             "(LIKE traffic_sample INCLUDING DEFAULTS INCLUDING COMPRESSION) ON COMMIT DELETE ROWS")
         with cur.copy(f"COPY cellar_sample_in ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
             for r in rows:
-                copy.write(_copy_line(r))
+                copy.write(copy_line(r))
         cur.execute(
             f"INSERT INTO traffic_sample ({SAMPLE_COLUMNS}) "
             f"SELECT {SAMPLE_COLUMNS} FROM cellar_sample_in ORDER BY switch_id, time "

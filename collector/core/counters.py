@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 from collector.core.facts import U64, Flag
 
-
 TICKS_MODULUS = 1 << 32          # sysUpTime is TimeTicks (Counter-like, wraps after ~497 days)
 UPTIME_TOL_MIN_CS = 500          # 5 s: poll latency between reading the clock and the uptime
 UPTIME_TOL_FRACTION = 0.02       # 2 % of elapsed: agent clock drift over long gaps
@@ -129,6 +128,7 @@ def derive(prev: Reading | None, cur: Reading, spec: CounterSpec,
         return Derived(None, interval, Flag.MISSING)
     if prev is None or prev.value is None:
         return Derived(None, interval, Flag.FIRST)
+    assert interval is not None  # prev is not None here, so interval was computed
     flags = epoch_change(prev, cur)
     if interval <= 0:
         # Why: no rate exists without time (and never a division by zero). cur is still a
@@ -195,7 +195,11 @@ def derive_row(prev_at: float | None, prev_uptime_cs: int | None,
             row |= _F_CLOCK
         elif interval > GAP_FACTOR * nominal_interval_s:
             row |= _F_GAP
-    use_disc = prev_disc is not None and cur_disc is not None
+    if prev_disc is None or cur_disc is None:
+        use_disc = False
+        prev_disc = cur_disc = ()  # never read: the loop reads them only when use_disc
+    else:
+        use_disc = True
     for i in range(n):
         cv = cur_values[i]
         pv = prev_values[i]

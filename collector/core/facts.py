@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 
 class Flag(enum.IntFlag):
@@ -112,7 +113,8 @@ def to_u64(v: int) -> int:
 
 def to_i64_list(values: list[int | None]) -> list[int | None]:
     """to_i64 of each value (None kept); the list itself when nothing needs converting."""
-    if not values or (None not in values and max(values) < I64_TOP):   # type: ignore[type-var]
+    # None is not in values when max() runs: the cast only tells mypy so.
+    if not values or (None not in values and max(cast("list[int]", values)) < I64_TOP):
         return values
     return [None if v is None else (v if v < I64_TOP else v - U64) for v in values]
 
@@ -120,7 +122,7 @@ def to_i64_list(values: list[int | None]) -> list[int | None]:
 def to_u64_list(values: Iterable[int | None]) -> list[int | None]:
     """to_u64 of each stored value (None kept)."""
     values = list(values)
-    if None not in values and (not values or min(values) >= 0):      # type: ignore[type-var]
+    if None not in values and (not values or min(cast("list[int]", values)) >= 0):
         return values
     return [None if v is None else (v + U64 if v < 0 else v) for v in values]
 

@@ -1,12 +1,12 @@
 """ISO 8601 times as Cellar reads and writes them: UTC, with a Z. Pure."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def iso(t: datetime) -> str:
     """ISO 8601 UTC with a Z (fractions of a second only when there are some)."""
-    return t.astimezone(timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+    return t.astimezone(UTC).replace(tzinfo=None).isoformat() + "Z"
 
 
 def parse_iso(text: str) -> datetime:
@@ -18,4 +18,4 @@ def parse_iso(text: str) -> datetime:
     if " " in value and "T" not in value:
         value = value.replace(" ", "T", 1)
     t = datetime.fromisoformat(value)
-    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)

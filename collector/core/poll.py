@@ -7,8 +7,8 @@ deltas and flags (collector/counters.py) against the previous stored row of the 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from collector.core import counters
 from collector.core.counters import CounterSpec
@@ -48,7 +48,7 @@ class PollResult:
         }
 
     @classmethod
-    def from_json(cls, doc: dict) -> "PollResult":
+    def from_json(cls, doc: dict) -> PollResult:
         return cls(
             switch_id=int(doc["switch_id"]), at=float(doc["at"]), uptime_cs=doc["uptime_cs"],
             readings={(o, i): CounterReading(int(v), int(w)) for o, i, v, w in doc["readings"]},
@@ -93,7 +93,7 @@ def readings_from_walk(profile: Profile, snmp_version: str,
     missing: list[str] = []
     for counter in profile.counters:
         rows: Mapping[tuple[int, ...], Value] = {}
-        width = 0
+        width: int | None = 0
         for name in (counter.object, counter.fallback):
             if not name or (snmp_version == "1" and object_by_name(name).width == 64):
                 continue
@@ -106,6 +106,7 @@ def readings_from_walk(profile: Profile, snmp_version: str,
             if not counter.optional:
                 missing.append(counter.object)
             continue
+        assert width is not None  # load_profiles rejects a counter column without a width
         limit = 1 << width
         name = counter.object
         memo = _INDEX_STR.get
@@ -149,10 +150,10 @@ async def poll_switch(session: SnmpSession, switch_id: int, profile: Profile, sn
     scalars = await session.get([object_by_name(n).instance_oid for n in scalar_names])
     walked = dict(await session.walk(columns_to_walk(profile, snmp_version, fallbacks=False)))
     varbinds = len(scalars) + sum(len(rows) for rows in walked.values())
-    unanswered_64 = [c for c in profile.counters
+    unanswered_64 = [c.fallback for c in profile.counters
                      if c.fallback and not walked.get(object_by_name(c.object).oid)]
     if snmp_version != "1" and unanswered_64:
-        extra = await session.walk([object_by_name(c.fallback).oid for c in unanswered_64])
+        extra = await session.walk([object_by_name(fallback).oid for fallback in unanswered_64])
         walked.update(extra)
         varbinds += sum(len(rows) for rows in extra.values())
     duration = time.perf_counter() - t0
@@ -235,7 +236,8 @@ def build_row(result: PollResult, layout_id: int, slots: list[SeriesSlot],
             prev_values[i] = pv
         if slot.reset_key is not None:
             cur_disc[i] = result.discontinuity.get(slot.reset_key)
-            prev_disc[i] = prev_values_by_id.get(slot.reset_series_id)
+            reset_id = slot.reset_series_id
+            prev_disc[i] = prev_values_by_id.get(reset_id) if reset_id is not None else None
     deltas_c, flags_c = counters.derive_row(
         prev.at if prev else None, prev.uptime_cs if prev else None,
         result.at, result.uptime_cs,
@@ -314,10 +316,11 @@ class RowPlan:
         """build_row(result, layout_id, slots, prev, nominal_interval_s) for a result that matches()."""
         n = self.n
         readings = list(result.readings.values())
-        cur_c = [readings[k].value for k in self.reading_at]
+        cur_c: list[int | None] = [readings[k].value for k in self.reading_at]
         disc_vals = list(result.discontinuity.values())
         nc = len(cur_c)
-        cur_disc = prev_disc = None
+        cur_disc: list[int | None] | None = None
+        prev_disc: list[int | None] | None = None
         if prev is None:
             prev_c: list[int | None] = [None] * nc
             if self.has_reset:
@@ -342,6 +345,9 @@ class RowPlan:
         deltas_c, flags_c = counters.derive_row(
             prev.at if prev else None, prev.uptime_cs if prev else None, result.at, result.uptime_cs,
             prev_c, cur_c, self.specs, nominal_interval_s, prev_disc=prev_disc, cur_disc=cur_disc)
+        raw: list[int | None]
+        delta: list[int | None]
+        flags: list[int]
         if not self.disc_pos and nc == n:      # counters only, in layout order
             raw, delta, flags = cur_c, deltas_c, flags_c
         else:

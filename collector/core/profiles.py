@@ -62,7 +62,8 @@ class Counter:
     object: str
     entity: str                   # "port" | "vp" | "vc"
     direction: str                # "in" (received by the switch) | "out" (transmitted)
-    metric: str                   # "cells" | "octets" | "ucast_pkts" | "discards" | "errors" | "rejected_cells" | "lost_cells"
+    metric: str                   # "cells" | "octets" | "ucast_pkts" | "discards" | "errors" | "rejected_cells"
+                                  # | "lost_cells"
     unit: str                     # "cells" | "octets" | "packets"
     fallback: str | None = None   # 32-bit column used when the 64-bit one is not answered (SNMPv1, old agents)
     unreliable: bool = False      # seed 002: FORE reject/overflow counts were unreliable; shown and flagged
@@ -124,7 +125,8 @@ def _add_objects(objects: dict[str, MibObject], where: str, doc: dict, default_m
     for name, spec in (doc.get("objects") or {}).items():
         obj = _parse_object(where, name, spec, module)
         old = objects.get(name)
-        if old is not None and (old.oid, old.syntax, old.index, old.scalar) != (obj.oid, obj.syntax, obj.index, obj.scalar):
+        if old is not None and ((old.oid, old.syntax, old.index, old.scalar)
+                                != (obj.oid, obj.syntax, obj.index, obj.scalar)):
             raise ProfileError(f"{where}: object {name} already defined differently in {old.module}")
         objects.setdefault(name, obj)
 
@@ -155,7 +157,8 @@ def _parse_profile(where: str, doc: dict) -> Profile:
     discovery = doc.get("discovery") or {}
     counters = []
     for i, c in enumerate(doc.get("counters") or []):
-        if not isinstance(c, dict) or set(c) - COUNTER_KEYS or not {"object", "entity", "direction", "metric", "unit"} <= set(c):
+        if (not isinstance(c, dict) or set(c) - COUNTER_KEYS
+                or not {"object", "entity", "direction", "metric", "unit"} <= set(c)):
             raise ProfileError(f"{where}: counter {i + 1} needs object, entity, direction, metric and unit "
                                f"(and may have fallback, unreliable, optional)")
         counters.append(Counter(str(c["object"]), str(c["entity"]), str(c["direction"]), str(c["metric"]),

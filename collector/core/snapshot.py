@@ -6,8 +6,8 @@ cross-connect directions) is testable on recorded walks.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from collector.core.facts import line_cell_rate
 from collector.core.profiles import object_by_name
@@ -15,18 +15,26 @@ from collector.core.snmp_types import Value
 
 Walk = Mapping[str, Mapping[tuple[int, ...], Value]]
 
+# The lookup tables below are keyed by int | None: they are read with num(value), None when the
+# agent did not answer, which finds the default.
 # FORE hwPortModel -> (name, line bit/s, max cells/s of payload) from the port's physical layer.
-FORE_MODELS = {
+FORE_MODELS: dict[int | None, tuple[str, int | None, int | None]] = {
     1: ("TAXI-100", 100_000_000, 235_849), 2: ("TAXI-140", 140_000_000, 330_188),
     3: ("DS3", 44_736_000, 96_000), 4: ("OC3", 155_520_000, 353_207), 7: ("CTL", 80_000_000, 188_679),
     8: ("OC12", 622_080_000, 1_412_830), 17: ("E3", 34_368_000, 80_000),
 }
-FORE_STATUS = {1: "up", 2: "down", 3: "up"}
-IF_STATUS = {1: "up", 2: "down", 3: "testing", 4: "unknown", 5: "dormant", 6: "notPresent", 7: "lowerLayerDown"}
+FORE_STATUS: dict[int | None, str] = {1: "up", 2: "down", 3: "up"}
+FORE_ADMIN_STATUS: dict[int | None, str] = {2: "down", 3: "up"}
+FORE_CHANR_STATUS: dict[int | None, str] = {1: "up", 2: "down"}   # chanrStatus (unknown: up)
+IF_STATUS: dict[int | None, str] = {
+    1: "up", 2: "down", 3: "testing", 4: "unknown", 5: "dormant", 6: "notPresent", 7: "lowerLayerDown",
+}
+# ifType -> port type (other ifTypes show their number).
+IF_TYPES: dict[int | None, str] = {37: "atm", 49: "aal5", 39: "sonet", 30: "ds3", 6: "ethernet", 24: "loopback"}
 # chanServCat: the order of ATM Forum TM 4.0 categories without ATM-TC-MIB's other(1). An
 # assumption (no Fore-Switch-MIB text at hand), shared with simnet; check against a real agent.
-FORE_SERVICE = {1: "CBR", 2: "rtVBR", 3: "nrtVBR", 4: "ABR", 5: "UBR"}
-AAL_TYPES = {1: "aal1", 2: "aal34", 3: "aal5", 4: "other", 5: "unknown", 6: "aal2"}
+FORE_SERVICE: dict[int | None, str] = {1: "CBR", 2: "rtVBR", 3: "nrtVBR", 4: "ABR", 5: "UBR"}
+AAL_TYPES: dict[int | None, str] = {1: "aal1", 2: "aal34", 3: "aal5", 4: "other", 5: "unknown", 6: "aal2"}
 
 
 @dataclass
@@ -122,18 +130,18 @@ def fore_port_name(hw_name: str, model: int | None, port_number: int) -> str:
 
 def parse_fore(walk: Walk) -> Snapshot:
     snap = Snapshot()
-    hw_by_slot: dict[tuple[int, int], list[tuple[int, tuple[int, ...]]]] = {}
+    hw_by_slot: dict[tuple[int | None, int | None], list[tuple[int, tuple[int, ...]]]] = {}
     for index in column(walk, "hwPortName") or column(walk, "hwPortModel"):
         if len(index) == 3:
             hw_by_slot.setdefault((index[0], index[1]), []).append((index[2], index))
     port_numbers = sorted(idx[0] for idx in column(walk, "portOperStatus") if len(idx) == 1)
     all_hw = sorted(index for ports in hw_by_slot.values() for _, index in ports)
-    by_slot: dict[tuple[int, int], list[int]] = {}
+    by_slot: dict[tuple[int | None, int | None], list[int]] = {}
     for pn in port_numbers:
         slot = (num(column(walk, "portHwBoard").get((pn,))), num(column(walk, "portHwModule").get((pn,))))
         by_slot.setdefault(slot, []).append(pn)
     for pn in port_numbers:
-        idx = (pn,)
+        idx: tuple[int, ...] = (pn,)
         # portTable and hwPortTable describe the same ports keyed differently; portHwBoard and
         # portHwModule name the module, and ports keep their order within it. (hwPortIfIndex is
         # the port's ifIndex, whose relation to portNumber differs between releases.)
@@ -152,7 +160,7 @@ def parse_fore(walk: Walk) -> Snapshot:
             key=str(pn), name=fore_port_name(text(column(walk, "hwPortName").get(hw)) if hw else "", model, pn),
             label=text(column(walk, "portName").get(idx)), port_type=model_name, is_atm=True,
             speed_bps=line_bps, capacity_cells=cells or max_in or None,
-            admin_status={2: "down", 3: "up"}.get(num(column(walk, "portAdminStatus").get(idx)), ""),
+            admin_status=FORE_ADMIN_STATUS.get(num(column(walk, "portAdminStatus").get(idx)), ""),
             oper_status=FORE_STATUS.get(num(column(walk, "portOperStatus").get(idx)), ""),
             state_age_cs=num(column(walk, "portTime").get(idx)),
             max_bw_in=max_in, alloc_bw_in=num(column(walk, "portAllocBandwidthIn").get(idx)),
@@ -175,13 +183,14 @@ def parse_fore(walk: Walk) -> Snapshot:
         if len(idx) == 6:
             snap.cross_connects.append(CrossConnectInfo(
                 "vc", str(idx[0]), idx[1], idx[2], str(idx[3]), idx[4], idx[5],
-                text(column(walk, "chanrName").get(idx)), {1: "up", 2: "down"}.get(num(status), "up")))
+                text(column(walk, "chanrName").get(idx)), FORE_CHANR_STATUS.get(num(status), "up")))
     return snap
 
 
 def parse_interfaces(walk: Walk) -> Snapshot:
     """IF-MIB ports (all profiles but FORE), with ATM-MIB interface configuration where answered."""
     snap = Snapshot()
+    last_change: dict[str, int | None] = {}
     for (if_index,), descr in sorted(column(walk, "ifDescr").items()):
         idx = (if_index,)
         if_type = num(column(walk, "ifType").get(idx))
@@ -198,7 +207,7 @@ def parse_interfaces(walk: Walk) -> Snapshot:
             key=str(if_index), if_index=if_index,
             name=text(column(walk, "ifName").get(idx)) or text(descr) or str(if_index),
             label=text(column(walk, "ifAlias").get(idx)), description=text(descr),
-            port_type={37: "atm", 49: "aal5", 39: "sonet", 30: "ds3", 6: "ethernet", 24: "loopback"}.get(if_type, str(if_type or "")),
+            port_type=IF_TYPES.get(if_type, str(if_type or "")),
             is_atm=is_atm, speed_bps=speed_bps or None, capacity_cells=cells,
             admin_status=IF_STATUS.get(num(column(walk, "ifAdminStatus").get(idx)), ""),
             oper_status=IF_STATUS.get(num(column(walk, "ifOperStatus").get(idx)), ""),
@@ -207,7 +216,9 @@ def parse_interfaces(walk: Walk) -> Snapshot:
             max_vccs=num(column(walk, "atmInterfaceMaxVccs").get(idx)),
             neighbor_address=neighbor if isinstance(neighbor, str) and neighbor != "0.0.0.0" else "",
             neighbor_ifname=text(column(walk, "atmInterfaceMyNeighborIfName").get(idx))))
-        snap.facts.setdefault("if_last_change", {})[str(if_index)] = num(column(walk, "ifLastChange").get(idx))
+        last_change[str(if_index)] = num(column(walk, "ifLastChange").get(idx))
+    if last_change:
+        snap.facts["if_last_change"] = last_change
     return snap
 
 
@@ -226,12 +237,13 @@ def parse_atm2(walk: Walk) -> Snapshot:
             h2l = column(walk, f"{prefix}H2LOperStatus").get(idx)
             half = (width - 1) // 2
             low, high = idx[1:1 + half], idx[1 + half:]
-            vci = (lambda t: t[2] if kind == "vc" else None)
+            low_vci = low[2] if kind == "vc" else None
+            high_vci = high[2] if kind == "vc" else None
             # An ATM-MIB cross-connect is bidirectional: one row per direction of cell flow.
-            snap.cross_connects.append(CrossConnectInfo(kind, str(low[0]), low[1], vci(low), str(high[0]), high[1],
-                                                        vci(high), status=IF_STATUS.get(num(l2h), "")))
-            snap.cross_connects.append(CrossConnectInfo(kind, str(high[0]), high[1], vci(high), str(low[0]), low[1],
-                                                        vci(low), status=IF_STATUS.get(num(h2l), "")))
+            snap.cross_connects.append(CrossConnectInfo(kind, str(low[0]), low[1], low_vci, str(high[0]), high[1],
+                                                        high_vci, status=IF_STATUS.get(num(l2h), "")))
+            snap.cross_connects.append(CrossConnectInfo(kind, str(high[0]), high[1], high_vci, str(low[0]), low[1],
+                                                        low_vci, status=IF_STATUS.get(num(h2l), "")))
     return snap
 
 

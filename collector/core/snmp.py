@@ -16,14 +16,22 @@ read by the settings, never here).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from collector.core import snmp_codec as codec
 from collector.core.snmp_codec import VarBindException
 from collector.core.snmp_fast import FastBackend
 from collector.core.snmp_pysnmp import PysnmpBackend
 from collector.core.snmp_types import (
-    SnmpConfigError, SnmpProtocolError, SnmpStats, SnmpTarget, Value, raw_oid, status_error, validate_target)
+    SnmpConfigError,
+    SnmpProtocolError,
+    SnmpStats,
+    SnmpTarget,
+    Value,
+    raw_oid,
+    status_error,
+    validate_target,
+)
 
 MAX_GET_VARBINDS = 40             # varbinds per GET PDU
 MAX_WALK_COLUMNS = 40             # columns per GETNEXT/GETBULK PDU
@@ -71,7 +79,7 @@ class SnmpSession:
     def __repr__(self) -> str:
         return f"<SnmpSession {self.target.label} v{self.target.version} {self.backend}>"
 
-    async def __aenter__(self) -> "SnmpSession":
+    async def __aenter__(self) -> SnmpSession:
         return self
 
     async def __aexit__(self, *exc) -> None:

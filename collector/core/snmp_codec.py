@@ -162,7 +162,7 @@ def raw_subids(raw: bytes) -> tuple[int, ...]:
     got = SUBID_CACHE.get(raw)
     if got is not None:
         return got
-    out = []
+    out: list[int] = []
     append = out.append
     v = 0
     for b in raw:
@@ -347,11 +347,12 @@ def _decode(data: bytes) -> Response:
 
 
 def _varbinds(data: bytes, pos: int, end: int) -> list:
-    out = []
+    out: list[tuple[bytes, int | bytes | str | VarBindException | None]] = []
     append = out.append
     exc = _EXC
     from_bytes = int.from_bytes
     valid = _VALID_OIDS
+    value: int | bytes | str | VarBindException | None
     while pos < end:
         if data[pos] != 0x30:
             raise CodecError("varbind SEQUENCE expected")
@@ -433,7 +434,7 @@ def _varbinds(data: bytes, pos: int, end: int) -> list:
         elif tag == 0x40:
             if ln != 4:
                 raise CodecError("bad IpAddress length")
-            value = "%d.%d.%d.%d" % tuple(data[pos:vend])
+            value = f"{data[pos]}.{data[pos + 1]}.{data[pos + 2]}.{data[pos + 3]}"
         elif tag == 0x05:
             if ln:
                 raise CodecError("NULL with content")

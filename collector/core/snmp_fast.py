@@ -14,7 +14,15 @@ import socket
 
 from collector.core import snmp_codec as codec
 from collector.core.snmp_types import (
-    SnmpError, SnmpProtocolError, SnmpStats, SnmpTarget, SnmpTimeout, pick_address, timeout_message)
+    SnmpError,
+    SnmpProtocolError,
+    SnmpStats,
+    SnmpTarget,
+    SnmpTimeout,
+    pick_address,
+    timeout_message,
+)
+
 
 class _UdpClientProtocol(asyncio.DatagramProtocol):
     def __init__(self, stats: SnmpStats, label: str):
@@ -37,9 +45,9 @@ class _UdpClientProtocol(asyncio.DatagramProtocol):
         except codec.CodecError as e:
             # Only the agent can reach this connected socket: it is sending garbage.
             st.malformed += 1
-            for fut in self.pending.values():
-                if not fut.done():
-                    fut.set_exception(
+            for waiting in self.pending.values():
+                if not waiting.done():
+                    waiting.set_exception(
                         SnmpProtocolError(f"malformed response from {self.label}: {e}"))
             return
         fut = self.pending.get(resp.request_id)

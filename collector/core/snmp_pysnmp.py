@@ -14,8 +14,16 @@ import socket
 
 from collector.core import snmp_codec as codec
 from collector.core.snmp_types import (
-    SnmpAuthError, SnmpConfigError, SnmpError, SnmpProtocolError, SnmpStats, SnmpTarget, SnmpTimeout,
-    pick_address, timeout_message)
+    SnmpAuthError,
+    SnmpConfigError,
+    SnmpError,
+    SnmpProtocolError,
+    SnmpStats,
+    SnmpTarget,
+    SnmpTimeout,
+    pick_address,
+    timeout_message,
+)
 
 # AUTH_PROTOCOLS / PRIV_PROTOCOLS names (snmp_types) -> pysnmp's constant names; a test checks
 # that both tables name the same protocols.
@@ -35,7 +43,7 @@ class Engine:
     ``Engine.default()`` is the process-wide instance used when a session gets none.
     """
 
-    _default: "Engine | None" = None
+    _default: Engine | None = None
 
     def __init__(self) -> None:
         # loop -> {credential key: pysnmp SnmpEngine}; the engines reference their loop,
@@ -43,7 +51,7 @@ class Engine:
         self._by_loop: dict[asyncio.AbstractEventLoop, dict] = {}
 
     @classmethod
-    def default(cls) -> "Engine":
+    def default(cls) -> Engine:
         if cls._default is None:
             cls._default = cls()
         return cls._default
@@ -122,9 +130,8 @@ class PysnmpBackend:
         async with self._open_lock:
             if self._addr_name is not None:
                 return
-            from pysnmp.hlapi.v3arch.asyncio import (
-                CommunityData, SnmpEngine as _PysnmpEngine, Udp6TransportTarget,
-                UdpTransportTarget, UsmUserData)
+            from pysnmp.hlapi.v3arch.asyncio import CommunityData, Udp6TransportTarget, UdpTransportTarget, UsmUserData
+            from pysnmp.hlapi.v3arch.asyncio import SnmpEngine as _PysnmpEngine
             from pysnmp.hlapi.v3arch.asyncio import auth as _auth
             from pysnmp.hlapi.v3arch.asyncio.cmdgen import LCD
 
@@ -171,9 +178,9 @@ class PysnmpBackend:
     async def request(self, pdu_type: int, names: list, max_repetitions: int = 0):
         if self._addr_name is None:
             await self._open()
+        from pyasn1.type.univ import Null
         from pysnmp.entity.rfc3413 import cmdgen
         from pysnmp.proto.rfc1902 import ObjectName
-        from pyasn1.type.univ import Null
 
         t = self.target
         st = self.stats
@@ -253,8 +260,8 @@ class PysnmpBackend:
 
 
 def _pysnmp_value(v):
-    from pysnmp.proto import rfc1902, rfc1905
     from pyasn1.type import univ
+    from pysnmp.proto import rfc1902, rfc1905
 
     if isinstance(v, rfc1905.EndOfMibView):
         return codec.END_OF_MIB_VIEW

@@ -96,7 +96,7 @@ class SnmpStats:
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
 
-    def add(self, other: "SnmpStats") -> None:
+    def add(self, other: SnmpStats) -> None:
         for k, v in asdict(other).items():
             setattr(self, k, getattr(self, k) + v)
 

@@ -88,7 +88,8 @@ class VirtualChannelAdmin(admin.ModelAdmin):
 
 @admin.register(CrossConnect)
 class CrossConnectAdmin(admin.ModelAdmin):
-    list_display = ("switch", "kind", "in_port", "in_vpi", "in_vci", "out_port", "out_vpi", "out_vci", "status", "gone_at")
+    list_display = ("switch", "kind", "in_port", "in_vpi", "in_vci", "out_port", "out_vpi", "out_vci", "status",
+                    "gone_at")
     list_filter = ("switch", "kind")
     list_select_related = ("switch", "in_port", "out_port")
 

@@ -246,7 +246,8 @@ class CrossConnect(Discovered):
     def __str__(self) -> str:
         vci_in = f"/{self.in_vci}" if self.in_vci is not None else ""
         vci_out = f"/{self.out_vci}" if self.out_vci is not None else ""
-        return f"{self.switch.name} {self.in_port.name} {self.in_vpi}{vci_in} -> {self.out_port.name} {self.out_vpi}{vci_out}"
+        return (f"{self.switch.name} {self.in_port.name} {self.in_vpi}{vci_in} -> "
+                f"{self.out_port.name} {self.out_vpi}{vci_out}")
 
 
 class Link(models.Model):

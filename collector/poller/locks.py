@@ -23,7 +23,8 @@ def _client() -> redis.Redis:
 
 
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
-_EXTEND = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+_EXTEND = ("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) "
+           "else return 0 end")
 LOCK_TTL_MS = 10_000      # a killed worker's lock frees itself within this time
 LOCK_RENEW_S = 3.0        # a running poll renews its lock this often, however long it takes
 

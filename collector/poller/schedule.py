@@ -135,9 +135,9 @@ class SwitchScheduler(beat.Scheduler):
 
     def setup_schedule(self) -> None:
         self._refreshed = 0.0
-        self._refresh()
+        self.refresh()
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
         self._refreshed = time.monotonic()
         self._heartbeat()
         # Beat runs no tasks, so nothing else would ever drop a connection that a database
@@ -164,5 +164,5 @@ class SwitchScheduler(beat.Scheduler):
 
     def tick(self, *args, **kwargs) -> float:
         if time.monotonic() - self._refreshed >= REFRESH_S:
-            self._refresh()
+            self.refresh()
         return min(super().tick(*args, **kwargs), REFRESH_S)

@@ -1,7 +1,6 @@
 """Series.reset_series was never written (resets are told by the discontinuity series found
 through the profile, collector/archive/ingest.py): the always-NULL column goes."""
-import django.db.models.deletion
-from django.db import migrations, models
+from django.db import migrations
 
 
 class Migration(migrations.Migration):

@@ -2,8 +2,9 @@
 
 import django.core.validators
 import django.db.models.deletion
-import collector.inventory.secrets
 from django.db import migrations, models
+
+import collector.inventory.secrets
 
 
 class Migration(migrations.Migration):

@@ -3,9 +3,10 @@ profile file needs no migration), SNMP versions and protocols from collector.cor
 and the defaults of a new switch from CELLAR_DEFAULT_POLL_INTERVAL, CELLAR_SNMP_TIMEOUT and
 CELLAR_SNMP_RETRIES. No SQL: Django keeps choices and defaults in Python."""
 
-import collector.inventory.models
 import django.core.validators
 from django.db import migrations, models
+
+import collector.inventory.models
 
 
 class Migration(migrations.Migration):

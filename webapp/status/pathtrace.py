@@ -30,9 +30,9 @@ terminate on a switch's control port (FORE CTL).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable
 
 from collector.core.facts import CELL_BITS
 
@@ -466,7 +466,7 @@ class Network:
                 return hit
         return self.xc_in.get(("vp", port_id, vpi, None), [])
 
-    def _xc_leaving(self, port_id: int, vpi: int, vci: int | None) -> list[XcInfo]:
+    def xc_leaving(self, port_id: int, vpi: int, vci: int | None) -> list[XcInfo]:
         if vci is not None:
             hit = self.xc_out.get(("vc", port_id, vpi, vci))
             if hit:
@@ -499,7 +499,8 @@ class Network:
         while True:
             key = (x.id, vci)
             if key in seen:
-                trace.end_kind, trace.stop = "loop", f"loops back to {self.switches[x.switch_id].name} {self.ports[x.in_port_id].name}"
+                trace.end_kind, trace.stop = (
+                    "loop", f"loops back to {self.switches[x.switch_id].name} {self.ports[x.in_port_id].name}")
                 trace.stop_short = f"loop at {self.switches[x.switch_id].name}"
                 return
             seen.add(key)
@@ -507,7 +508,8 @@ class Network:
             trace.hops.append(hop)
             siblings = [s for s in self._xc_entering(x.in_port_id, x.in_vpi, hop.in_vci) if s.id != x.id]
             if siblings:
-                hop.problems.append(f"point-to-multipoint: also leaves on {', '.join(self.ports[s.out_port_id].name for s in siblings)} (not followed)")
+                also = ", ".join(self.ports[s.out_port_id].name for s in siblings)
+                hop.problems.append(f"point-to-multipoint: also leaves on {also} (not followed)")
             out = hop.out_port
             sw = hop.switch
             what = f"{hop.out_vpi}/{hop.out_vci}" if hop.out_vci is not None else f"VP {hop.out_vpi}"
@@ -530,6 +532,7 @@ class Network:
                 trace.end_kind = "open"
                 return
             nb = far[0]
+            assert nb.port is not None  # far keeps only the neighbours with a port
             nxt = self._xc_entering(nb.port.id, hop.out_vpi, hop.out_vci)
             if not nxt:
                 nsw = self.switches[nb.port.switch_id]
@@ -566,15 +569,17 @@ class Network:
                 trace.start_short, trace.start_kind = f"? → {sw.name} {inp.name}", "open"
                 return
             nb = far[0]
+            assert nb.port is not None  # far keeps only the neighbours with a port
             trace.hops[0].via = nb
-            prev = self._xc_leaving(nb.port.id, x.in_vpi, in_vci)
+            prev = self.xc_leaving(nb.port.id, x.in_vpi, in_vci)
             if not prev:
                 psw = self.switches[nb.port.switch_id]
                 ep = (self.vc_ep.get((nb.port.id, x.in_vpi, in_vci)) if in_vci is not None
                       else self.vp_ep.get((nb.port.id, x.in_vpi)))
                 if ep is not None:      # sent by the previous switch itself (signalling, management)
                     trace.start_kind, trace.start_switch = "switch", psw
-                    trace.start_stop = f"starts on {psw.name} at {nb.port.name} {what} (an endpoint of the switch itself)"
+                    trace.start_stop = (f"starts on {psw.name} at {nb.port.name} {what} "
+                                        "(an endpoint of the switch itself)")
                     trace.start_short = f"{psw.name} {nb.port.name} (originates)"
                 else:
                     trace.start_kind = "stop"
@@ -621,7 +626,7 @@ class Network:
 
     def traces_into_host(self, host: HostInfo) -> list[Trace]:
         out = []
-        for port, nb in self.attachments_of(host):
+        for port, _nb in self.attachments_of(host):
             for x in self.xc_by_out_port.get(port.id, []):
                 out.append(self.trace_xc(x))
         return out

@@ -29,7 +29,6 @@ from collector.core.facts import CELL_BITS, CELL_BYTES, flag_words, stored_to_u6
 from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
 from webapp.status import pathtrace as pt
 
-
 # --------------------------------------------------------------------------- latest samples
 
 
@@ -380,9 +379,11 @@ def port_table(switch: Switch, net: pt.Network | None = None, include_gone: bool
         p.switch = switch   # no query per row for str(port)
     vp_life = defaultdict(list)
     vc_life = defaultdict(list)
-    for port_id, first, gone in VirtualPath.objects.filter(switch=switch).values_list("port_id", "first_seen", "gone_at"):
+    for port_id, first, gone in VirtualPath.objects.filter(switch=switch).values_list(
+            "port_id", "first_seen", "gone_at"):
         vp_life[port_id].append((first, gone))
-    for port_id, first, gone in VirtualChannel.objects.filter(switch=switch).values_list("port_id", "first_seen", "gone_at"):
+    for port_id, first, gone in VirtualChannel.objects.filter(switch=switch).values_list(
+            "port_id", "first_seen", "gone_at"):
         vc_life[port_id].append((first, gone))
     if data is not None and data.idx is not None and switch.id in set(data.idx.switch_of.values()) | set(data.latest):
         idx, latest = data.idx, data.latest.get(switch.id)
@@ -405,7 +406,8 @@ def port_table(switch: Switch, net: pt.Network | None = None, include_gone: bool
             r.state_seconds = max(0.0, (now - p.status_since).total_seconds())
         r.alloc_in, r.alloc_out = cells_mbps(p.alloc_bw_in), cells_mbps(p.alloc_bw_out)
         r.max_in = cells_mbps(p.max_bw_in) if p.max_bw_in is not None else (
-            cells_mbps(p.capacity_cells) if p.is_atm and p.capacity_cells else (p.speed_bps / 1e6 if p.speed_bps else None))
+            cells_mbps(p.capacity_cells) if p.is_atm and p.capacity_cells
+            else (p.speed_bps / 1e6 if p.speed_bps else None))
         r.max_out = cells_mbps(p.max_bw_out) if p.max_bw_out is not None else r.max_in
         _port_traffic(r, p, idx, latest, tot)
         rows.append(r)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 import logging
 from dataclasses import dataclass
-from types import SimpleNamespace
 from datetime import datetime
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -81,7 +81,8 @@ def switch_or_404(request: HttpRequest, name: str) -> tuple[Switch | None, HttpR
         switch = Switch.objects.select_related("health").filter(Q(name__iexact=name) | Q(address=name)).first()
     if switch is not None:
         return switch, None
-    known = [(n, reverse("status:switch", args=[n])) for n in Switch.objects.order_by("name").values_list("name", flat=True)]
+    known = [(n, reverse("status:switch", args=[n]))
+             for n in Switch.objects.order_by("name").values_list("name", flat=True)]
     return None, not_found(request, "switch", name, known,
                            "Switches are added with `python manage.py add_switch NAME ADDRESS` or in the inventory.")
 
@@ -90,7 +91,8 @@ def host_or_404(request: HttpRequest, name: str) -> tuple[Host | None, HttpRespo
     host = Host.objects.filter(name=name).first() or Host.objects.filter(Q(name__iexact=name) | Q(address=name)).first()
     if host is not None:
         return host, None
-    known = [(n, reverse("status:host", args=[n])) for n in Host.objects.order_by("name").values_list("name", flat=True)]
+    known = [(n, reverse("status:host", args=[n]))
+             for n in Host.objects.order_by("name").values_list("name", flat=True)]
     return None, not_found(request, "host", name, known,
                            "Hosts are added with `python manage.py add_host NAME ADDRESS` or in the inventory.")
 
@@ -132,10 +134,12 @@ def health_of(switch: Switch, health: SwitchHealth | None, now: datetime) -> Hea
     if health is None or health.last_poll_at is None:
         return Health("never", "not polled yet")
     if health.consecutive_failures:
-        return Health("failing", f"{health.consecutive_failures} failed poll{'s' if health.consecutive_failures != 1 else ''} in a row: {health.last_status}")
+        return Health("failing", f"{health.consecutive_failures} failed poll"
+                                 f"{'s' if health.consecutive_failures != 1 else ''} in a row: {health.last_status}")
     age = (now - health.last_poll_at).total_seconds()
     if age > 3 * switch.poll_interval_s + 60:
-        return Health("stale", f"no poll for {int(age)} s (interval {switch.poll_interval_s} s): is the worker running?")
+        return Health("stale", f"no poll for {int(age)} s (interval {switch.poll_interval_s} s): "
+                               "is the worker running?")
     if health.last_status == "partial":
         return Health("partial", "answered partly")
     return Health("ok", "polling")
@@ -195,8 +199,10 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     port_counts = {r["switch_id"]: r for r in Port.objects.present().values("switch_id").annotate(
         total=Count("id"), active=Count("id", filter=Q(oper_status="up")),
         down=Count("id", filter=Q(admin_status="up") & ~Q(oper_status="up")))}
-    vc_counts = dict(VirtualChannel.objects.present().values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
-    xc_counts = dict(CrossConnect.objects.present().values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
+    vc_counts = dict(VirtualChannel.objects.present().values("switch_id").annotate(n=Count("id"))
+                     .values_list("switch_id", "n"))
+    xc_counts = dict(CrossConnect.objects.present().values("switch_id").annotate(n=Count("id"))
+                     .values_list("switch_id", "n"))
     latest = q.latest_samples([s.id for s in switches])
     rows = []
     for s in switches:
@@ -214,7 +220,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             problems.append(("switch", r["switch"].name, reverse("status:switch", args=[r["switch"].name]),
                              r["health"].text, r["h"].last_poll_at if r["h"] else None))
         if r["ports"]["down"]:
-            problems.append(("ports", r["switch"].name, reverse("status:switch", args=[r["switch"].name]) + "?state=down",
+            problems.append(("ports", r["switch"].name,
+                             reverse("status:switch", args=[r["switch"].name]) + "?state=down",
                              f"{r['ports']['down']} port(s) enabled but not up", r["switch"].discovered_at))
     for h, st in host_rows:
         if st is not None and st.reachable is False:
@@ -324,8 +331,10 @@ def switches(request: HttpRequest) -> HttpResponse:
     sws = list(Switch.objects.select_related("health").order_by("name"))
     port_counts = {r["switch_id"]: r for r in Port.objects.present().values("switch_id").annotate(
         total=Count("id"), active=Count("id", filter=Q(oper_status="up")))}
-    vc_counts = dict(VirtualChannel.objects.present().values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
-    xc_counts = dict(CrossConnect.objects.present().values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
+    vc_counts = dict(VirtualChannel.objects.present().values("switch_id").annotate(n=Count("id"))
+                     .values_list("switch_id", "n"))
+    xc_counts = dict(CrossConnect.objects.present().values("switch_id").annotate(n=Count("id"))
+                     .values_list("switch_id", "n"))
     latest = q.latest_samples([s.id for s in sws])
     rows = []
     for s in sws:
@@ -379,7 +388,8 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
 
 
 def _summary_for(switch: Switch, latest: q.Latest | None, now: datetime) -> Summary:
-    c = Port.objects.present().filter(switch=switch).aggregate(total=Count("id"), active=Count("id", filter=Q(oper_status="up")))
+    c = Port.objects.present().filter(switch=switch).aggregate(
+        total=Count("id"), active=Count("id", filter=Q(oper_status="up")))
     return summary_of(switch, getattr(switch, "health", None), latest, c["total"], c["active"], now)
 
 
@@ -606,8 +616,8 @@ def switch_vccs(request: HttpRequest, name: str) -> HttpResponse:
             continue
         pinfo = net.ports[x.in_port_id]
         t = trace_of(x)
-        pseudo = SimpleNamespace(port=pinfo, port_id=pinfo.id, vpi=x.in_vpi, vci=x.in_vci, status="", service_category="",
-                                 aal_type="", alloc_bw=None, up_since=x.up_since)
+        pseudo = SimpleNamespace(port=pinfo, port_id=pinfo.id, vpi=x.in_vpi, vci=x.in_vci, status="",
+                                 service_category="", aal_type="", alloc_bw=None, up_since=x.up_since)
         row = {"vc": pseudo, "rate_in": net.rates.get(("in", x.in_port_id, x.in_vpi, x.in_vci)),
                "plot": plot_url(switch.name, pinfo.name, "in", x.in_vpi, x.in_vci),
                "port_url": port_url(switch.name, pinfo.name),
@@ -665,7 +675,8 @@ def path(request: HttpRequest) -> HttpResponse:
         context["missing"] = missing
         return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
     conn = net.connection(src, dst)
-    shown = conn.forward + conn.reverse + (conn.from_source[:30] + conn.into_destination[:30] if not conn.forward else [])
+    shown = conn.forward + conn.reverse + (
+        conn.from_source[:30] + conn.into_destination[:30] if not conn.forward else [])
     context.update(conn=conn, src_host=src, dst_host=dst,
                    measured=sorted({h.rate.at for t in shown for h in t.hops if h.rate and h.rate.at}),
                    forward=[_trace_view(data, t) for t in conn.forward],
@@ -716,11 +727,12 @@ def trace_vc(request: HttpRequest) -> HttpResponse:
                "measured": sorted({lt.time for lt in data.latest.values()})}
     if trace is None:
         # Cells may only leave here (the endpoint is the output side of a cross-connect).
-        leaving = data.net._xc_leaving(p.id, vpi, vci) if pinfo else []
+        leaving = data.net.xc_leaving(p.id, vpi, vci) if pinfo else []
         if leaving:
             trace = data.net.trace_xc(leaving[0], vci)
     if trace is None:
-        context["why"] = data.net.why_not(pinfo, vpi, vci) if pinfo else f"port {p.name} has vanished from {switch.name}"
+        context["why"] = (data.net.why_not(pinfo, vpi, vci) if pinfo
+                          else f"port {p.name} has vanished from {switch.name}")
         return render(request, "status/trace.html", context, status=404)
     context["trace"] = _trace_view(data, trace)
     context["measured"] = sorted({h.rate.at for h in trace.hops if h.rate and h.rate.at})

@@ -14,7 +14,7 @@ exports a count per bucket.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from collector.archive.export import flags_sql, header_line, iso_sql, stream_copy
 from collector.archive.rollup import drawn_sql
@@ -79,6 +79,11 @@ def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict
     return f"SELECT {iso_sql('x.t')}, {merged} FROM ({union}) AS x(t, {cols}) GROUP BY x.t ORDER BY x.t", params
 
 
+# The buckets source when the plot has none (no main tier, no tail): no rows, the columns' types.
+_NO_BUCKETS = ("SELECT NULL::int AS series_id, NULL::timestamptz AS bucket, 0::bigint AS sum_delta, "
+               "0::bigint AS sum_interval_ms, NULL::float8 AS max_rate, 0 AS samples, 0 AS flagged WHERE false")
+
+
 def bucket_sql(p: Plan) -> tuple[str, dict]:
     """Buckets of the plot's tier (materialized rows, then the live tail), pivoted per series."""
     width = TIER[p.res].seconds
@@ -87,7 +92,8 @@ def bucket_sql(p: Plan) -> tuple[str, dict]:
     sources = []
     if p.main is not None:
         sources.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, samples, flagged "
-                       f"FROM {TIER[p.res].table} WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
+                       f"FROM {TIER[p.res].table} WHERE series_id = ANY(%(ids)s) "
+                       "AND bucket >= %(mlo)s AND bucket < %(mhi)s")
         params["mlo"], params["mhi"] = p.main[1], p.main[2]
     if p.tail:
         params.update(queries.tail_params(p.series, p.tail))
@@ -105,9 +111,10 @@ def bucket_sql(p: Plan) -> tuple[str, dict]:
                 f"b.m{j} * %(k{j})s::float8", f"b.d{j}", f"b.i{j}::float8 / 1000", f"b.n{j}",
                 f"nullif(concat_ws('; ', CASE WHEN b.g{j} > 0 THEN b.g{j} || ' flagged' END, "
                 f"CASE WHEN b.n{j} > 0 AND b.i{j} = 0 THEN 'none drawn' END, "
-                f"(SELECT string_agg(fq.txt, ', ') FROM fails fq WHERE fq.bucket = k.bucket AND fq.switch_id = %(w{j})s)), '')"]
+                "(SELECT string_agg(fq.txt, ', ') FROM fails fq "
+                f"WHERE fq.bucket = k.bucket AND fq.switch_id = %(w{j})s)), '')"]
     sql = f"""
-WITH pts AS ({' UNION ALL '.join(sources) or 'SELECT NULL::int AS series_id, NULL::timestamptz AS bucket, 0::bigint AS sum_delta, 0::bigint AS sum_interval_ms, NULL::float8 AS max_rate, 0 AS samples, 0 AS flagged WHERE false'}),
+WITH pts AS ({' UNION ALL '.join(sources) or _NO_BUCKETS}),
 b AS (SELECT bucket, {', '.join(pivot)} FROM pts GROUP BY bucket),
 fails AS (
   SELECT time_bucket(interval '{width} seconds', time) AS bucket, switch_id,

@@ -175,7 +175,8 @@ def spec() -> dict:
                 "parameters": [{"name": "switch_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
                 "responses": {"200": json_ok("SwitchTree", "The switch's tree"),
                               "404": {"description": "No such switch",
-                                      "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}},
+                                      "content": {"application/json": {
+                                          "schema": {"$ref": "#/components/schemas/Error"}}}}}}},
             "/traffic/port/{switch}/{port}/": {"get": {
                 "operationId": "plotOfPort", "summary": "Redirect to the plot of a port, VP or VC, by names",
                 "parameters": [
@@ -189,7 +190,8 @@ def spec() -> dict:
                               "404": {"description": "No such port, VP or VC", "content": {"text/html": {}}}}}},
             "/traffic/api/openapi.json": {"get": {
                 "operationId": "openapi", "summary": "This document",
-                "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+                "responses": {"200": {"description": "OpenAPI 3.1",
+                                      "content": {"application/json": {"schema": {"type": "object"}}}}}}},
             "/traffic/export.csv": {"get": {
                 "operationId": "exportCsv", "summary": "CSV of what the plot shows (streamed)",
                 "parameters": SELECTION_PARAMS + [
@@ -198,7 +200,8 @@ def spec() -> dict:
                 "responses": {"200": {"description": "time column (ISO 8601 UTC), then per series value columns with "
                                                      "their unit in brackets and a flags column",
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
-                              "400": {"description": "Bad input", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+                              "400": {"description": "Bad input",
+                                      "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
         },
         "components": {"schemas": SCHEMAS},
     }

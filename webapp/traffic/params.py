@@ -10,16 +10,16 @@ and a CSV download, so a plot can be bookmarked, shared and exported as it is se
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
-from typing import Mapping
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 from collector.core.isotime import iso, parse_iso
 from webapp.traffic import tiers, units
 
 MAX_SERIES = 50
-EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
+EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)
 MAX_SPAN = timedelta(days=366 * 30)
 

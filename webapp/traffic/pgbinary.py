@@ -18,7 +18,7 @@ big-endian. An empty array has 0 dimensions and nothing else.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import psycopg

@@ -66,7 +66,7 @@ def typed(values: np.ndarray, dtype: str = "f8") -> dict:
     return {"dtype": dtype, "bdata": base64.b64encode(data).decode("ascii")}
 
 
-def _runs(c: Columns, bucket_s: float | None) -> list[tuple[int, int]]:
+def runs(c: Columns, bucket_s: float | None) -> list[tuple[int, int]]:
     """[i, j) index ranges of drawn points with no hole between them."""
     n = len(c)
     if not n:
@@ -93,7 +93,7 @@ def _line_xy(c: Columns, f: float, bucket_s: float | None) -> tuple[np.ndarray, 
     extra = c.span if bucket_s is None else np.minimum(100.0, c.seconds * (100 / bucket_s))
     idx: list[np.ndarray] = []          # which point each drawn vertex shows
     xs: list[np.ndarray] = []
-    for i, j in _runs(c, bucket_s):
+    for i, j in runs(c, bucket_s):
         if idx:                          # break the line: a vertex with no value
             idx.append(np.array([-1]))
             xs.append(c.t[i:i + 1])

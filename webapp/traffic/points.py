@@ -1,7 +1,8 @@
 """Points of a plotted series, their gaps and their statistics. Pure: no database, no Django.
 
 A series' points are held column by column (`Columns`, numpy arrays): a year of 48 ports is
-17,568 points, and one Python object per point cost more than the database read (benchmark 3b). Times are epoch seconds (UTC). A raw point is one sample (its time is the end of
+17,568 points, and one Python object per point cost more than the database read (benchmark 3b).
+Times are epoch seconds (UTC). A raw point is one sample (its time is the end of
 its interval); a bucket point is one rollup bucket (its time is the bucket start). `delta` and
 `seconds` count only what is drawn as traffic (collector/archive/rollup.py DRAWN), so the average of any set of
 points is sum(delta) / sum(seconds), exactly, and sum(delta) is exactly the archived deltas of
@@ -10,16 +11,15 @@ the range. Rates that do not exist (nothing drawn) are NaN in the float columns.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Iterable
+from datetime import UTC, datetime
 
 import numpy as np
 
 from collector.core.facts import NOT_DRAWN, ROUTINE, Flag, flag_names
 
 NAN = float("nan")
-UTC = timezone.utc
 GAP_BIT = int(Flag.GAP)
 _NOT_DRAWN, _ROUTINE = int(NOT_DRAWN), int(ROUTINE)
 
@@ -72,12 +72,16 @@ def raw_columns(rows: Iterable[tuple[float, int | None, int | None, int]]) -> Co
     t, span, delta, seconds, rate, flagged, flags, stored = [], [], [], [], [], [], [], []
     for when, interval_ms, d, f in rows:
         s = (interval_ms or 0) / 1000
-        drawn = d is not None and not f & _NOT_DRAWN and s > 0
         t.append(when)
         span.append(s)
-        delta.append(d if drawn else 0)
-        seconds.append(s if drawn else 0.0)
-        rate.append(d / s if drawn else NAN)
+        if d is not None and not f & _NOT_DRAWN and s > 0:     # drawn
+            delta.append(d)
+            seconds.append(s)
+            rate.append(d / s)
+        else:
+            delta.append(0)
+            seconds.append(0.0)
+            rate.append(NAN)
         flagged.append(1 if f & ~_ROUTINE else 0)
         flags.append(f)
         stored.append(d)
@@ -125,6 +129,7 @@ def _raw_gaps(c: Columns, lo: float, limit: float, poll_interval_s: float) -> li
     gaps: list[Gap] = []
     tol = 2.5 * poll_interval_s
     prev_t = lo
+    assert c.flags is not None  # raw columns (raw_columns) always carry their flags
     ts, spans, secs, flags = c.t.tolist(), c.span.tolist(), c.seconds.tolist(), c.flags.tolist()
     for k in range(len(ts)):
         t, span = ts[k], spans[k]

@@ -8,8 +8,8 @@ switch is looked up once, so a sample row yields just the wanted elements.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timezone
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 
 import numpy as np
 from django.conf import settings
@@ -60,7 +60,7 @@ def series_and_clock(ids: list[int]) -> tuple[list[SeriesInfo], datetime, dict[s
         cur.execute(_SERIES_AND_CLOCK, [list(ids)], prepare=True, binary=True)
         rows = cur.fetchall()
     now, tiers, marks = rows[0][:3]
-    now = now.astimezone(timezone.utc)          # binary timestamptz comes in the session's zone
+    now = now.astimezone(UTC)          # binary timestamptz comes in the session's zone
     found = {row[3]: catalog.from_row(row[3:]) for row in rows if row[3] is not None}
     return catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks)))
 
@@ -109,7 +109,8 @@ def layout_positions(switch_ids: Sequence[int], wanted: set[int]) -> dict[int, P
     """switch id -> layout id -> {series id: position} for the wanted series."""
     out: dict[int, Positions] = defaultdict(dict)
     with connection.cursor() as cur:
-        cur.execute("SELECT id, switch_id, series_ids FROM traffic_layout WHERE switch_id = ANY(%s)", [list(switch_ids)])
+        cur.execute("SELECT id, switch_id, series_ids FROM traffic_layout WHERE switch_id = ANY(%s)",
+                    [list(switch_ids)])
         for layout_id, switch_id, ids in cur.fetchall():
             hits = {sid: i + 1 for i, sid in enumerate(ids) if sid in wanted}
             if hits:

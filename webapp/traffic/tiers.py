@@ -9,8 +9,8 @@ its totals are exactly the archived deltas.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Mapping
 
 from collector.archive.tiers import TIER, TIERS, ceil_time, floor_time
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Callable
-
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 import orjson

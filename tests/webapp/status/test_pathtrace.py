@@ -1,11 +1,11 @@
 """Pure tests of the VCC path tracing (webapp/status/pathtrace.py): no database."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from webapp.status import pathtrace as pt
 
-T = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def net_two_switches(trunk=True, far_xc=True, **kw) -> pt.Network:

@@ -137,7 +137,8 @@ def test_a_prepared_plot_sees_a_chunk_created_after_its_plan(net, client, plain_
         # two years back: outside every chunk the fixture's 36 hours made (1d chunks span 365 days)
         old = (start + timedelta(days=50)).replace(hour=0, minute=0, second=0, microsecond=0)
         cur.execute("INSERT INTO traffic_rollup_1d (bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, "
-                    "samples, flagged) VALUES (%s, %s, %s, %s, 7, 7, 5760, 0)", [old, net.rx.id, 7 * 86_400, 86_400_000])
+                    "samples, flagged) VALUES (%s, %s, %s, %s, 7, 7, 5760, 0)",
+                    [old, net.rx.id, 7 * 86_400, 86_400_000])
         cur.execute("SELECT count(*) FROM timescaledb_information.chunks WHERE hypertable_name = 'traffic_rollup_1d'")
         assert cur.fetchone()[0] == chunks + 1
     after = client.get(url).json()
@@ -161,7 +162,7 @@ def test_timestamps_come_back_as_unix_seconds():
 def test_a_plot_without_prepared_statements(net, client, plain_static):
     """DATABASE_PREPARED_STATEMENTS=false (a pooler that cannot keep them): the same answer,
     nothing prepared on the connection."""
-    from tests.webapp.traffic.conftest import RX
+    from tests.support.traffic_network import RX
 
     saved = connection.settings_dict["OPTIONS"]
     connection.close()

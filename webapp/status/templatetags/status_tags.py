@@ -1,7 +1,7 @@
 """Formatting for the status pages: durations like the 1995 tables, SI counts, SVG history strips."""
 from __future__ import annotations
 
-from datetime import datetime, timezone as _tz
+from datetime import UTC, datetime
 
 from django import template
 from django.utils import timezone
@@ -9,7 +9,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 register = template.Library()
-_UTC = _tz.utc
 
 
 @register.filter
@@ -80,7 +79,7 @@ def rate(value) -> str:
 def utc(value: datetime | None) -> str:
     if not value:
         return "-"
-    return value.astimezone(_UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 @register.filter
@@ -107,16 +106,16 @@ def when(value: datetime | None, fmt: str = "full"):
     """<time> element: the UTC time, with how long ago it was in the title."""
     if not value:
         return mark_safe('<span class="muted">never</span>')
-    text = utc(value) if fmt == "full" else value.astimezone(_UTC).strftime("%H:%M:%S")
-    return format_html('<time datetime="{}" title="{}">{}</time>', value.astimezone(_UTC).isoformat(),
+    text = utc(value) if fmt == "full" else value.astimezone(UTC).strftime("%H:%M:%S")
+    return format_html('<time datetime="{}" title="{}">{}</time>', value.astimezone(UTC).isoformat(),
                        ago(value), text)
 
 
 @register.filter
 def status_class(status: str) -> str:
     return {"up": "ok", "ok": "ok", "responding": "ok", "partial": "warn", "mixed": "warn", "down": "bad",
-            "broken": "bad", "incomplete": "warn", "terminates": "muted", "failing": "bad", "unreachable": "bad", "stale": "warn",
-            "testing": "warn", "dormant": "warn", "lowerLayerDown": "bad"}.get(status or "", "muted")
+            "broken": "bad", "incomplete": "warn", "terminates": "muted", "failing": "bad", "unreachable": "bad",
+            "stale": "warn", "testing": "warn", "dormant": "warn", "lowerLayerDown": "bad"}.get(status or "", "muted")
 
 
 @register.simple_tag
@@ -146,7 +145,7 @@ def history_strip(buckets, width: int = 240, height: int = 26, rtt_scale=None):
     cells = []
     for i, b in enumerate(buckets):
         x = i * bw
-        tip = f"{b.start.astimezone(_UTC):%Y-%m-%d %H:%M} UTC: "
+        tip = f"{b.start.astimezone(UTC):%Y-%m-%d %H:%M} UTC: "
         if b.checks:
             tip += f"{b.ok}/{b.checks} checks answered"
             if b.rtt_avg is not None:

@@ -53,4 +53,5 @@ class Command(BaseCommand):
             rate = f"{delta / interval:.1f} {s.unit}/s" if delta is not None and interval else "-"
             raw = stored_to_u64(raw) if raw is not None else "-"   # Counter64 is stored two's complement
             self.stdout.write(f"{where:<16} {s.object_name:<28} {s.direction or '-':<3} raw={raw} "
-                              f"delta={delta if delta is not None else '-'} rate={rate} flags={'|'.join(flag_names(flags)) or '-'}")
+                              f"delta={delta if delta is not None else '-'} rate={rate} "
+                              f"flags={'|'.join(flag_names(flags)) or '-'}")

@@ -57,7 +57,8 @@ class Command(BaseCommand):
                 # ILMI discovery may have made this link already, in either direction.
                 Link.objects.get_or_create(a_port=a, b_port=b, defaults={"source": "manual", "note": link["kind"]})
         for pvc in manifest.get("pvc_paths", []):
-            for host_name, hop, side in ((pvc["source"], pvc["hops"][0], "in"), (pvc["destination"], pvc["hops"][-1], "out")):
+            for host_name, hop, side in ((pvc["source"], pvc["hops"][0], "in"),
+                                         (pvc["destination"], pvc["hops"][-1], "out")):
                 host = Host.objects.filter(name=host_name).first()
                 port = Port.objects.filter(switch__name=hop["switch"], name=hop[side][0]).first()
                 if host and port:

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import BinaryIO, TextIO
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from collector.archive.models import Series
 from webapp.traffic import catalog, csvexport, params, service, tiers, units
@@ -41,15 +41,16 @@ class Progress:
         self.stream.flush()
 
 
-def _binary(stream: TextIO) -> BinaryIO:
-    """stdout as bytes (a real terminal or pipe has .buffer; a StringIO in tests does not)."""
+def _binary(stream: OutputWrapper) -> BinaryIO:
+    """The command's stdout as bytes: a real terminal or pipe has .buffer (the wrapper passes the
+    attribute through); a StringIO given by call_command does not, and gets text."""
     if hasattr(stream, "buffer"):
         stream.flush()
         return stream.buffer
 
     class _Text:
         def write(self, data: bytes) -> None:
-            stream.write(data.decode())
+            stream.write(data.decode(), ending="")
 
         def flush(self) -> None:
             pass
@@ -80,7 +81,7 @@ class Command(BaseCommand):
             plan = service.plan(req, series, for_csv=True)
         except (BadRequest, UnknownSeries, UnitError) as exc:
             raise CommandError(str(exc)) from None
-        out: BinaryIO = open(o["output"], "wb") if o["output"] else _binary(self.stdout._out)
+        out: BinaryIO = open(o["output"], "wb") if o["output"] else _binary(self.stdout)
         progress = Progress(sys.stderr, service.estimated_rows(plan), sys.stderr.isatty())
         lines = 0
         try:

@@ -1,0 +1,45 @@
+"""collector/archive/ingest.py: the in-memory copy of the last written row is used only while
+the database confirms it is still the latest row before the poll, and equals what it holds."""
+from __future__ import annotations
+
+import pytest
+
+from collector.core.poll import CounterReading, PollResult
+
+U32, U64 = 1 << 32, 1 << 64
+
+
+@pytest.mark.django_db(transaction=True)
+def test_previous_row_cache_is_confirmed_by_the_database():
+    from django.db import connection
+
+    from collector.archive import ingest, writer
+    from collector.archive.models import Layout, Series
+    from collector.core.poll import SampleRow
+    from collector.inventory.models import Switch
+
+    sw = Switch.objects.create(name="rp", address="127.0.0.1", community="x", profile="if-mib")
+    s1 = Series.objects.create(switch=sw, object_name="ifHCInOctets", index="1", width=64, metric="octets",
+                               unit="octets")
+    layout = Layout.objects.create(switch=sw, series_ids=[s1.id], digest="x")
+    readings = {("ifHCInOctets", "1"): CounterReading(U64 - 10, 64)}
+    assert ingest.ingest(PollResult(sw.id, 1_700_000_000.25, 100, readings, {})) == 1
+    readings2 = {("ifHCInOctets", "1"): CounterReading(5, 64)}
+    assert ingest.ingest(PollResult(sw.id, 1_700_000_015.5, 1600, readings2, {})) == 1
+    cached = ingest.previous_row(sw.id, 1_700_000_030.0)
+    assert cached is ingest.catalog_of(sw.id).last_row[3]      # the copy in memory, confirmed by the database
+    ingest.catalog_of(sw.id).last_row = None
+    fresh = ingest.previous_row(sw.id, 1_700_000_030.0)
+    assert (cached.at, cached.uptime_cs, cached.value_map()) == (fresh.at, fresh.uptime_cs, fresh.value_map())
+    assert fresh.value_map() == {s1.id: 5}
+    # Another writer stores a later row: the cached copy must not be used any more.
+    ingest.ingest(PollResult(sw.id, 1_700_000_045.0, 3100, {("ifHCInOctets", "1"): CounterReading(9, 64)}, {}))
+    writer.write_samples([SampleRow(sw.id, 1_700_000_050.0, 3600, layout.id, 5000, [77], [None], [32])])
+    got = ingest.previous_row(sw.id, 1_700_000_060.0)
+    assert got.value_map() == {s1.id: 77} and got.uptime_cs == 3600
+    # A row before the cached one (a replayed poll) is read from the database as well.
+    got = ingest.previous_row(sw.id, 1_700_000_016.0)
+    assert got.value_map() == {s1.id: 5}
+    with connection.cursor() as cur:
+        cur.execute("SELECT raw FROM traffic_sample WHERE switch_id = %s ORDER BY time", [sw.id])
+        assert [r[0] for r in cur.fetchall()] == [[-10], [5], [9], [77]]

@@ -1,0 +1,38 @@
+"""Debian's headless chromium driven by Playwright, shared by the page tests.
+
+Never skipped: `make test` installs chromium; without it the browser tests fail loudly.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path("/tmp/cellar-shots")
+# As root chromium needs --no-sandbox; the background-networking flags keep it from calling
+# out of this closed machine.
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium() -> Iterator:
+    """Yield a launched browser (use from a module-scoped fixture)."""
+    from playwright.sync_api import sync_playwright
+
+    assert os.path.exists(CHROMIUM), "Debian chromium is not installed (make test installs it)"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls the tests make
+    # around it are synchronous and safe (Django's documented escape hatch for this case).
+    old = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            yield browser
+            browser.close()
+    finally:
+        if old is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = old

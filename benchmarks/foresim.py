@@ -20,17 +20,19 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from simnet import model as m
 from simnet import recording as rec
+from simnet.model import ForeSwitch, ForeVC
+from simnet.network import build_network
 from simnet.probe import snmp_probe
+from simnet.records import oid_s
 from simnet.runner import find_free_base_port
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMUNITY = "asxbig"
 
 
-def big_fore(n_vcs: int) -> m.ForeSwitch:
-    base = m.build_network().switch("asx200bx")
+def big_fore(n_vcs: int) -> ForeSwitch:
+    base = build_network().switch("asx200bx")
     up = [p.name for p in base.ports if p.oper_up and p.name != "CTL"]
     vcs = list(base.vcs)
     for k in range(n_vcs):
@@ -40,7 +42,7 @@ def big_fore(n_vcs: int) -> m.ForeSwitch:
         vpi = 1 + (k // len(up)) % 4
         vci = 32 + k // (len(up) * 4)
         rate = 5 + (k * 37) % 400                      # cells/s, different per VC
-        vcs.append(m.ForeVC(a, vpi, vci, b, vpi, vci, rate, initial=(k * 7919) % 50_000,
+        vcs.append(ForeVC(a, vpi, vci, b, vpi, vci, rate, initial=(k * 7919) % 50_000,
                             name=f"bench-{k}", reject_rate=(1 if k % 50 == 0 else 0)))
     # Port totals must cover the VCs' initial counts (simnet's consistency checks).
     extra_in: dict[str, int] = {}
@@ -56,7 +58,7 @@ def big_fore(n_vcs: int) -> m.ForeSwitch:
 class ForeAgent:
     """snmpsim serving big_fore(n_vcs) on 127.0.0.1:<free port>."""
 
-    def __init__(self, n_vcs: int, switch: m.ForeSwitch | None = None, community: str = COMMUNITY):
+    def __init__(self, n_vcs: int, switch: ForeSwitch | None = None, community: str = COMMUNITY):
         self.sw = switch or big_fore(n_vcs)
         self.community = community
         self.port = 0
@@ -109,7 +111,7 @@ class ForeAgent:
         raise RuntimeError(f"snmpsim did not answer within {timeout} s")
 
     def counters(self, profile_oids: set[str]) -> int:
-        return sum(1 for r in self.records if rec.oid_s(r.column) in profile_oids)
+        return sum(1 for r in self.records if oid_s(r.column) in profile_oids)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

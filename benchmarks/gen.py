@@ -16,8 +16,9 @@ import math
 import random
 from dataclasses import dataclass
 
-from simnet import model as m
 from simnet import recording as rec
+from simnet.network import build_network
+from simnet.records import SYNTAX, oid_s
 
 DAY = 86400.0
 
@@ -34,14 +35,14 @@ def counters_of(switch_name: str, sw=None) -> tuple[str, list[SimCounter], list[
     """(profile, counters, discontinuity keys) of a simnet switch as Cellar's profile polls it."""
     from collector.core.profiles import get_profile
 
-    sw = sw or m.build_network().switch(switch_name)
+    sw = sw or build_network().switch(switch_name)
     profile = get_profile(sw.profile)
     wanted = {c.object for c in profile.counters}
     out, disc = [], []
     for r in rec.switch_records(sw):
-        idx = rec.oid_s(r.index)
+        idx = oid_s(r.index)
         if r.name in wanted and r.series is not None:
-            width = rec.SYNTAX[r.tag][1]
+            width = SYNTAX[r.tag][1]
             out.append(SimCounter((r.name, idx), width, float(r.series.rate), r.series.initial % (1 << width)))
         elif profile.row_discontinuity and r.name == profile.row_discontinuity:
             disc.append((r.name, idx))

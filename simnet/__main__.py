@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import hosts as hostmod
 from . import manifest as mf
-from . import model as m
+from .network import DEFAULT_WRAP64_IN, DEFAULT_WRAP_IN
 from .runner import DEFAULT_BASE_PORT, SimNetError, SimNetwork
 
 PID_FILE = "simnet.pid"
@@ -225,9 +225,9 @@ def main(argv=None) -> int:
         sp.add_argument("--state-dir", required=True)
         if ports:
             sp.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT)
-            sp.add_argument("--wrap-in", type=float, default=m.DEFAULT_WRAP_IN,
+            sp.add_argument("--wrap-in", type=float, default=DEFAULT_WRAP_IN,
                             help="seconds until the near-wrap Counter32 wraps (default 60)")
-            sp.add_argument("--wrap64-in", type=float, default=m.DEFAULT_WRAP64_IN,
+            sp.add_argument("--wrap64-in", type=float, default=DEFAULT_WRAP64_IN,
                             help="seconds until the near-wrap Counter64 wraps (default 90)")
 
     sp = sub.add_parser("up", help="run the network in the foreground")

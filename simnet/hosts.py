@@ -26,7 +26,7 @@ import socket
 import subprocess
 import threading
 
-from . import model as m
+from . import network
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -38,8 +38,8 @@ def netns_available() -> bool:
 
 
 def netns_present() -> bool:
-    r = _ip("-br", "addr", "show", "dev", m.UNREACHABLE_VETH_HOST, check=False)
-    return r.returncode == 0 and m.UNREACHABLE_LOCAL in r.stdout
+    r = _ip("-br", "addr", "show", "dev", network.UNREACHABLE_VETH_HOST, check=False)
+    return r.returncode == 0 and network.UNREACHABLE_LOCAL in r.stdout
 
 
 def ensure_unreachable_netns() -> bool:
@@ -51,15 +51,15 @@ def ensure_unreachable_netns() -> bool:
         return True
     try:
         names = _ip("netns", "list", check=False).stdout.split()
-        if m.UNREACHABLE_NETNS not in names:
-            _ip("netns", "add", m.UNREACHABLE_NETNS)
-        if _ip("link", "show", m.UNREACHABLE_VETH_HOST, check=False).returncode != 0:
-            _ip("link", "add", m.UNREACHABLE_VETH_HOST, "type", "veth", "peer", "name",
-                m.UNREACHABLE_VETH_PEER, "netns", m.UNREACHABLE_NETNS)
-        _ip("addr", "replace", f"{m.UNREACHABLE_LOCAL}/30", "dev", m.UNREACHABLE_VETH_HOST)
-        _ip("link", "set", m.UNREACHABLE_VETH_HOST, "up")
+        if network.UNREACHABLE_NETNS not in names:
+            _ip("netns", "add", network.UNREACHABLE_NETNS)
+        if _ip("link", "show", network.UNREACHABLE_VETH_HOST, check=False).returncode != 0:
+            _ip("link", "add", network.UNREACHABLE_VETH_HOST, "type", "veth", "peer", "name",
+                network.UNREACHABLE_VETH_PEER, "netns", network.UNREACHABLE_NETNS)
+        _ip("addr", "replace", f"{network.UNREACHABLE_LOCAL}/30", "dev", network.UNREACHABLE_VETH_HOST)
+        _ip("link", "set", network.UNREACHABLE_VETH_HOST, "up")
         # the peer stays down: make sure of it
-        _ip("-n", m.UNREACHABLE_NETNS, "link", "set", m.UNREACHABLE_VETH_PEER, "down", check=False)
+        _ip("-n", network.UNREACHABLE_NETNS, "link", "set", network.UNREACHABLE_VETH_PEER, "down", check=False)
     except (subprocess.SubprocessError, OSError):
         return False
     return netns_present()
@@ -68,8 +68,8 @@ def ensure_unreachable_netns() -> bool:
 def remove_unreachable_netns() -> None:
     if not netns_available():
         return
-    _ip("netns", "del", m.UNREACHABLE_NETNS, check=False)   # removes the veth pair too
-    _ip("link", "del", m.UNREACHABLE_VETH_HOST, check=False)
+    _ip("netns", "del", network.UNREACHABLE_NETNS, check=False)   # removes the veth pair too
+    _ip("link", "del", network.UNREACHABLE_VETH_HOST, check=False)
 
 
 def closed_tcp_port(address: str = "127.0.0.1") -> int:
@@ -126,12 +126,12 @@ def host_entries(tcp_port: int, use_netns: bool = True) -> list[dict]:
     """Manifest entries for the hosts; sets up the unreachable address."""
     out = []
     netns_ok = ensure_unreachable_netns() if use_netns else False
-    for h in m.HOSTS:
+    for h in network.HOSTS:
         if h.reachable:
             out.append(dict(name=h.name, address=h.address, reachable=True, tcp_port=tcp_port,
                             method="loopback", description=h.description))
         elif netns_ok:
-            out.append(dict(name=h.name, address=m.UNREACHABLE_ADDRESS, reachable=False,
+            out.append(dict(name=h.name, address=network.UNREACHABLE_ADDRESS, reachable=False,
                             tcp_port=tcp_port, method="netns-veth", description=h.description))
         else:
             out.append(dict(name=h.name, address="127.0.0.1", reachable=False,

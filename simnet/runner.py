@@ -14,7 +14,7 @@ Layout of the state directory:
     manifest.json                    see simnet.manifest
     simnet.pid, control/             only for the `python -m simnet up` supervisor
 
-Switch i (0-based, model order asx200bx, asx200bx-b, atm2sw, ipsw48) listens on
+Switch i (0-based, network order asx200bx, asx200bx-b, atm2sw, ipsw48) listens on
 UDP 127.0.0.1:(base_port + i) and on its management address (127.0.1.x) same port.
 """
 
@@ -34,8 +34,10 @@ from pathlib import Path
 
 from . import hosts as hostmod
 from . import manifest as mf
-from . import model as m
 from . import recording as rec
+from .atm_model import AtmSwitch
+from .model import ForeSwitch, Link
+from .network import DEFAULT_WRAP64_IN, DEFAULT_WRAP_IN, NEAR_WRAP_32, NEAR_WRAP_64, build_network
 from .probe import snmp_probe
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -114,13 +116,13 @@ def _check_traversable(path: Path) -> None:
 
 class SimNetwork:
     def __init__(self, state_dir, base_port: int = DEFAULT_BASE_PORT, *,
-                 wrap_in: float = m.DEFAULT_WRAP_IN, wrap64_in: float = m.DEFAULT_WRAP64_IN,
+                 wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_WRAP64_IN,
                  hosts: bool = True, use_netns: bool = True, bind_mgmt: bool = True,
                  ready_timeout: float = 30.0, switches: list[str] | None = None,
                  supervisor_pid: int | None = None):
         self.state_dir = Path(state_dir).resolve()
         self.base_port = int(base_port)
-        self.network = m.build_network(wrap_in, wrap64_in)
+        self.network = build_network(wrap_in, wrap64_in)
         self.wrap_in, self.wrap64_in = wrap_in, wrap64_in
         self.hosts_enabled = hosts
         self.use_netns = use_netns
@@ -359,18 +361,18 @@ class SimNetwork:
             "near_wrap": {k: v for k, v in (("counter32", near32), ("counter64", near64)) if v},
         }
 
-    def _link_entry(self, link: m.Link) -> dict:
+    def _link_entry(self, link: Link) -> dict:
         def index(swname: str, port: str):
             sw = self.network.switch(swname)
-            if isinstance(sw, m.ForeSwitch):
+            if isinstance(sw, ForeSwitch):
                 return sw.port(port).number
-            items = sw.interfaces if isinstance(sw, m.AtmSwitch) else sw.ports
+            items = sw.interfaces if isinstance(sw, AtmSwitch) else sw.ports
             return next(i.ifindex for i in items if i.name == port)
         return asdict(link) | {"a_index": index(link.a_switch, link.a_port),
                                "b_index": index(link.b_switch, link.b_port)}
 
     def _near(self, which: str) -> dict | None:
-        sw_name, obj, label = m.NEAR_WRAP_32 if which == "counter32" else m.NEAR_WRAP_64
+        sw_name, obj, label = NEAR_WRAP_32 if which == "counter32" else NEAR_WRAP_64
         a = self.agents.get(sw_name)
         if a is None:
             return None

@@ -8,15 +8,17 @@ import random
 import pytest
 
 from simnet import manifest as mf
-from simnet import model as m
 from simnet import recording as rec
+from simnet.model import hms
+from simnet.network import build_network
+from simnet.records import SENTINEL_OID, TAG_TIMETICKS, oid_s
 
 T0 = 1_795_000_000
 
 
 @pytest.fixture(scope="module")
 def net():
-    return m.build_network()
+    return build_network()
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +32,7 @@ def test_records_sorted_unique_and_sentinel(records):
         assert oids == sorted(oids), name
         assert len(set(oids)) == len(oids), name
         text = rec.render(recs, T0).splitlines()
-        assert text[-1].startswith(rec.oid_s(rec.SENTINEL_OID) + "|4|")
+        assert text[-1].startswith(oid_s(SENTINEL_OID) + "|4|")
         assert len(text) == len(recs) + 1
         for line in text:
             oid, tag, value = line.split("|", 2)
@@ -54,7 +56,7 @@ def test_numeric_line_format(records):
     up = next(r for r in recs if r.name == "sysUpTime")
     assert rec.render_line(up, T0) == (
         f"1.3.6.1.2.1.1.3.0|67:numeric|atime=1,rate=100,offset={-100 * T0},"
-        f"initial={m.hms(10, 6, 26)},wrap=1,max=4294967296")
+        f"initial={hms(10, 6, 26)},wrap=1,max=4294967296")
     c = next(r for r in recs if r.name == "portReceivedCells" and r.index == (0,))
     assert rec.render_line(c, T0).startswith(
         "1.3.6.1.4.1.326.2.2.2.1.2.2.1.12.0|65:numeric|atime=1,rate=140010,")
@@ -102,21 +104,21 @@ def test_expected_value_matches_snmpsim_numeric_exactly(net):
         growing = [r for r in recs if r.series is not None and r.series.rate]
         for r in rnd.sample(growing, min(40, len(growing))):
             line = rec.render_line(r, T0)
-            s = entries[rec.oid_s(r.oid)]
+            s = entries[oid_s(r.oid)]
             for dt in (0.0, 0.5, 1.234567, 61.0, 3600.25, rnd.uniform(0, 86400)):
                 t = T0 + dt
                 assert _snmpsim_value(line, t) == mf.expected_value(s, T0, t), (line, dt)
 
 
 def test_near_wrap_values_match_snmpsim_across_the_wrap():
-    net = m.build_network(wrap_in=5, wrap64_in=7)
+    net = build_network(wrap_in=5, wrap64_in=7)
     for swname, obj, label_key, label in (
             ("asx200bx", "portTransmittedCells", "port", "D1"),
             ("ipsw48", "ifHCInOctets", "ifindex", 48)):
         recs = rec.switch_records(net.switch(swname))
         entries = rec.series_entries(recs, T0)
         s = next(e for e in entries if e["object"] == obj and e["labels"][label_key] == label)
-        r = next(x for x in recs if rec.oid_s(x.oid) == s["oid"])
+        r = next(x for x in recs if oid_s(x.oid) == s["oid"])
         line = rec.render_line(r, T0)
         assert s["wraps_at"] == pytest.approx(T0 + (5 if swname == "asx200bx" else 7))
         before = mf.expected_value(s, T0, s["wraps_at"] - 1)
@@ -264,5 +266,5 @@ def test_fresh_recording_starts_at_zero(net):
         for r in rec.switch_records(sw, fresh=True):
             if r.series is not None:
                 assert r.series.initial == 0, (sw.name, r.name)
-            elif r.tag == rec.TAG_TIMETICKS:
+            elif r.tag == TAG_TIMETICKS:
                 assert r.value == 0, (sw.name, r.name)

@@ -1,6 +1,6 @@
 """Test helpers: a real net-snmp ``snmpd`` on 127.0.0.1 with a throw-away configuration.
 
-Used by tests/collector/test_snmp.py (and usable by other tests):
+Used by tests/collector/core/test_snmp.py and test_snmp_hostile_agents.py (and usable by other tests):
 
     with NetSnmpAgent() as agent:
         agent.port, agent.community, agent.v3_users["authpriv"] ...

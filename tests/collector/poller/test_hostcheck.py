@@ -30,7 +30,7 @@ def test_an_address_behind_a_down_link_is_unreachable_by_every_method():
     # simnet's unreachable host: 198.18.0.2 routed into a namespace of ours whose veth end is
     # down, so the packets go nowhere and never leave the machine.
     from simnet import hosts as simhosts
-    from simnet.model import UNREACHABLE_ADDRESS
+    from simnet.network import UNREACHABLE_ADDRESS
 
     assert simhosts.ensure_unreachable_netns(), "needs root and ip netns (make test runs as root)"
     host = Host.objects.create(name="hopper", address=UNREACHABLE_ADDRESS, check_method="auto", tcp_port=22)

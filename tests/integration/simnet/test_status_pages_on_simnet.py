@@ -1,7 +1,7 @@
 """End to end on the simulated network: seed, discover, poll twice, then ask the pages.
 
 The path mauchly-atm.ukans -> asx200bx-b A1 0/210 -> A4 0/210 == trunk == asx200bx A4 0/210
--> B4 0/210 -> houdini.tioc crosses two switches (simnet/model.py); its cell rates are known
+-> B4 0/210 -> houdini.tioc crosses two switches (simnet/network.py); its cell rates are known
 exactly (MAUCHLY_TO_HOUDINI, HOUDINI_TO_MAUCHLY cells/s).
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def seeded(simnet, settings):
 
 
 def test_path_across_two_switches_on_the_simulated_network(client, seeded):
-    from simnet.model import HOUDINI_TO_MAUCHLY, MAUCHLY_TO_HOUDINI
+    from simnet.network import HOUDINI_TO_MAUCHLY, MAUCHLY_TO_HOUDINI
 
     resp = client.get("/path/?src=mauchly-atm.ukans&dst=houdini.tioc")
     assert resp.status_code == 200

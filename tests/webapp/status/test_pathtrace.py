@@ -1,8 +1,9 @@
-"""Pure tests of the VCC path tracing (webapp/status/pathtrace.py): no database."""
+"""Pure tests of the VCC path tracing (webapp/status/pathtrace.py, pathmodel.py): no database."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from webapp.status import pathmodel as pm
 from webapp.status import pathtrace as pt
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
@@ -10,24 +11,24 @@ T = datetime(2026, 1, 1, tzinfo=UTC)
 
 def net_two_switches(trunk=True, far_xc=True, **kw) -> pt.Network:
     """alpha - sa A1 ... sa A4 == sb A4 ... sb A1 - gamma, VCI translated on the way."""
-    switches = [pt.SwitchInfo(1, "sa", "10.0.0.1"), pt.SwitchInfo(2, "sb", "10.0.0.2")]
-    ports = [pt.PortInfo(11, 1, "A1", "0", "alpha-atm", "OC3", "up"),
-             pt.PortInfo(14, 1, "A4", "3", "sb.trunk", "OC3", "up"),
-             pt.PortInfo(19, 1, "CTL", "56", "", "CTL", "up"),
-             pt.PortInfo(21, 2, "A1", "0", "gamma", "OC3", "up"),
-             pt.PortInfo(24, 2, "A4", "3", "", "OC3", "up")]
-    hosts = [pt.HostInfo(1, "alpha.example", "192.0.2.1"), pt.HostInfo(3, "gamma.example", "192.0.2.3")]
-    links = [pt.LinkInfo(1, 11, None, 1), pt.LinkInfo(2, 21, None, 3)]
+    switches = [pm.SwitchInfo(1, "sa", "10.0.0.1"), pm.SwitchInfo(2, "sb", "10.0.0.2")]
+    ports = [pm.PortInfo(11, 1, "A1", "0", "alpha-atm", "OC3", "up"),
+             pm.PortInfo(14, 1, "A4", "3", "sb.trunk", "OC3", "up"),
+             pm.PortInfo(19, 1, "CTL", "56", "", "CTL", "up"),
+             pm.PortInfo(21, 2, "A1", "0", "gamma", "OC3", "up"),
+             pm.PortInfo(24, 2, "A4", "3", "", "OC3", "up")]
+    hosts = [pm.HostInfo(1, "alpha.example", "192.0.2.1"), pm.HostInfo(3, "gamma.example", "192.0.2.3")]
+    links = [pm.LinkInfo(1, 11, None, 1), pm.LinkInfo(2, 21, None, 3)]
     if trunk:
-        links.append(pt.LinkInfo(3, 14, 24, None, "manual"))
-    xcs = [pt.XcInfo(1, 1, "vc", 11, 0, 100, 14, 0, 200, "a->g", "up"),
-           pt.XcInfo(3, 2, "vc", 24, 0, 301, 21, 0, 400, "g->a (back half)", "up"),
-           pt.XcInfo(4, 1, "vc", 14, 0, 301, 11, 0, 101, "g->a", "up"),
-           pt.XcInfo(5, 2, "vc", 21, 0, 401, 24, 0, 301, "g->a", "up"),
-           pt.XcInfo(6, 1, "vc", 11, 0, 16, 19, 0, 66, "ilmi", "up")]
+        links.append(pm.LinkInfo(3, 14, 24, None, "manual"))
+    xcs = [pm.XcInfo(1, 1, "vc", 11, 0, 100, 14, 0, 200, "a->g", "up"),
+           pm.XcInfo(3, 2, "vc", 24, 0, 301, 21, 0, 400, "g->a (back half)", "up"),
+           pm.XcInfo(4, 1, "vc", 14, 0, 301, 11, 0, 101, "g->a", "up"),
+           pm.XcInfo(5, 2, "vc", 21, 0, 401, 24, 0, 301, "g->a", "up"),
+           pm.XcInfo(6, 1, "vc", 11, 0, 16, 19, 0, 66, "ilmi", "up")]
     if far_xc:
-        xcs.append(pt.XcInfo(2, 2, "vc", 24, 0, 200, 21, 0, 300, "a->g", "up"))
-    rates = {("in", 11, 0, 100): pt.Rate(1000.0, T, 0, 5_000_000), ("in", 24, 0, 200): pt.Rate(998.0, T, 0, 7)}
+        xcs.append(pm.XcInfo(2, 2, "vc", 24, 0, 200, 21, 0, 300, "a->g", "up"))
+    rates = {("in", 11, 0, 100): pm.Rate(1000.0, T, 0, 5_000_000), ("in", 24, 0, 200): pm.Rate(998.0, T, 0, 7)}
     return pt.Network(switches, ports, hosts, links, xcs, rates=rates, **kw)
 
 
@@ -68,13 +69,13 @@ def test_missing_cross_connect_on_far_switch():
 
 def test_vanished_cross_connect_and_terminating_endpoint_are_told_apart():
     base = net_two_switches(far_xc=False)
-    gone = pt.XcInfo(2, 2, "vc", 24, 0, 200, 21, 0, 300, "a->g", "up", gone_at=T)
+    gone = pm.XcInfo(2, 2, "vc", 24, 0, 200, 21, 0, 300, "a->g", "up", gone_at=T)
     net = pt.Network(base.switches.values(), base.ports.values(), base.hosts.values(), base.links,
                      base.xcs + [gone])
     t = [t for t in net.traces_from_host(net.hosts[1]) if t.first.in_vci == 100][0]
     assert "vanished at 2026-01-01 00:00" in t.stop
     net2 = pt.Network(base.switches.values(), base.ports.values(), base.hosts.values(), base.links, base.xcs,
-                      channels=[pt.EndpointInfo(1, 24, 0, 200, "up")])
+                      channels=[pm.EndpointInfo(1, 24, 0, 200, "up")])
     t2 = [t for t in net2.traces_from_host(net2.hosts[1]) if t.first.in_vci == 100][0]
     assert "terminates on sb" in t2.stop
     assert t2.end_kind == "switch" and t2.status == "up"      # e.g. signalling to the switch itself
@@ -82,8 +83,8 @@ def test_vanished_cross_connect_and_terminating_endpoint_are_told_apart():
 
 def test_down_port_and_down_cross_connect_make_the_path_down_not_broken():
     base = net_two_switches()
-    ports = [p if p.id != 24 else pt.PortInfo(24, 2, "A4", "3", "", "OC3", "down") for p in base.ports.values()]
-    xcs = [x if x.id != 1 else pt.XcInfo(1, 1, "vc", 11, 0, 100, 14, 0, 200, "a->g", "down") for x in base.xcs]
+    ports = [p if p.id != 24 else pm.PortInfo(24, 2, "A4", "3", "", "OC3", "down") for p in base.ports.values()]
+    xcs = [x if x.id != 1 else pm.XcInfo(1, 1, "vc", 11, 0, 100, 14, 0, 200, "a->g", "down") for x in base.xcs]
     net = pt.Network(base.switches.values(), ports, base.hosts.values(), base.links, xcs)
     t = net.connection(net.hosts[1], net.hosts[3]).forward[0]
     assert t.status == "down"
@@ -98,12 +99,12 @@ def test_control_port_ends_the_trace_on_the_switch():
 
 
 def test_vp_cross_connect_carries_the_vci_through():
-    switches = [pt.SwitchInfo(1, "s1"), pt.SwitchInfo(2, "s2")]
-    ports = [pt.PortInfo(1, 1, "A1", "0", "", "OC3", "up"), pt.PortInfo(2, 1, "A2", "1", "", "OC3", "up"),
-             pt.PortInfo(3, 2, "B1", "0", "", "OC3", "up"), pt.PortInfo(4, 2, "B2", "1", "", "OC3", "up")]
-    hosts = [pt.HostInfo(1, "h1"), pt.HostInfo(2, "h2")]
-    links = [pt.LinkInfo(1, 1, None, 1), pt.LinkInfo(2, 2, 3), pt.LinkInfo(3, 4, None, 2)]
-    xcs = [pt.XcInfo(1, 1, "vc", 1, 0, 42, 2, 5, 42), pt.XcInfo(2, 2, "vp", 3, 5, None, 4, 9, None, status="up")]
+    switches = [pm.SwitchInfo(1, "s1"), pm.SwitchInfo(2, "s2")]
+    ports = [pm.PortInfo(1, 1, "A1", "0", "", "OC3", "up"), pm.PortInfo(2, 1, "A2", "1", "", "OC3", "up"),
+             pm.PortInfo(3, 2, "B1", "0", "", "OC3", "up"), pm.PortInfo(4, 2, "B2", "1", "", "OC3", "up")]
+    hosts = [pm.HostInfo(1, "h1"), pm.HostInfo(2, "h2")]
+    links = [pm.LinkInfo(1, 1, None, 1), pm.LinkInfo(2, 2, 3), pm.LinkInfo(3, 4, None, 2)]
+    xcs = [pm.XcInfo(1, 1, "vc", 1, 0, 42, 2, 5, 42), pm.XcInfo(2, 2, "vp", 3, 5, None, 4, 9, None, status="up")]
     net = pt.Network(switches, ports, hosts, links, xcs)
     t = net.connection(net.hosts[1], net.hosts[2]).forward[0]
     assert [(h.xc.kind, h.in_vpi, h.in_vci, h.out_vpi, h.out_vci) for h in t.hops] == [
@@ -111,37 +112,37 @@ def test_vp_cross_connect_carries_the_vci_through():
 
 
 def test_loop_is_detected():
-    switches = [pt.SwitchInfo(1, "s1"), pt.SwitchInfo(2, "s2")]
-    ports = [pt.PortInfo(1, 1, "A1", "0"), pt.PortInfo(2, 1, "A2", "1"), pt.PortInfo(3, 2, "B1", "0"),
-             pt.PortInfo(4, 2, "B2", "1")]
-    links = [pt.LinkInfo(1, 2, 3), pt.LinkInfo(2, 4, 1)]
-    xcs = [pt.XcInfo(1, 1, "vc", 1, 0, 1, 2, 0, 1), pt.XcInfo(2, 2, "vc", 3, 0, 1, 4, 0, 1)]
+    switches = [pm.SwitchInfo(1, "s1"), pm.SwitchInfo(2, "s2")]
+    ports = [pm.PortInfo(1, 1, "A1", "0"), pm.PortInfo(2, 1, "A2", "1"), pm.PortInfo(3, 2, "B1", "0"),
+             pm.PortInfo(4, 2, "B2", "1")]
+    links = [pm.LinkInfo(1, 2, 3), pm.LinkInfo(2, 4, 1)]
+    xcs = [pm.XcInfo(1, 1, "vc", 1, 0, 1, 2, 0, 1), pm.XcInfo(2, 2, "vc", 3, 0, 1, 4, 0, 1)]
     net = pt.Network(switches, ports, [], links, xcs)
     t = net.trace_xc(net.xcs[0])
     assert t.end_kind == "loop" and "loops back" in t.stop
 
 
 def test_ilmi_inference_matches_fore_bnp_names_and_is_labelled():
-    switches = [pt.SwitchInfo(1, "fore", "127.0.1.1"), pt.SwitchInfo(2, "atm2", "127.0.1.3")]
-    ports = [pt.PortInfo(1, 1, "D1", "24"), pt.PortInfo(2, 2, "atm1/0/0", "1", neighbor_address="127.0.1.1",
+    switches = [pm.SwitchInfo(1, "fore", "127.0.1.1"), pm.SwitchInfo(2, "atm2", "127.0.1.3")]
+    ports = [pm.PortInfo(1, 1, "D1", "24"), pm.PortInfo(2, 2, "atm1/0/0", "1", neighbor_address="127.0.1.1",
                                                          neighbor_ifname="1D1")]
     net = pt.Network(switches, ports, [], [], [])
     nb = net.neighbors_of(net.ports[1])[0]
     assert nb.port.name == "atm1/0/0" and nb.source == "inferred-ilmi" and nb.inferred
     # an explicit link on either port wins over inference
-    net2 = pt.Network(switches, ports + [pt.PortInfo(3, 1, "D2", "25")], [], [pt.LinkInfo(1, 1, 3)], [])
+    net2 = pt.Network(switches, ports + [pm.PortInfo(3, 1, "D2", "25")], [], [pm.LinkInfo(1, 1, 3)], [])
     assert [n.port.name for n in net2.neighbors_of(net2.ports[1])] == ["D2"]
 
 
 def test_label_inference_only_for_a_single_matching_host():
-    assert pt.label_matches_name("punx-atm.tioc.m", "punx-atm.tioc.magic.net")   # FORE 15-char truncation
-    assert pt.label_matches_name("houdini", "houdini.tioc")
-    assert pt.label_matches_name("houdini.tioc.", "houdini.tioc")
-    assert not pt.label_matches_name("ho", "houdini.tioc")
-    assert not pt.label_matches_name("merlin", "merlinx.edc")
-    switches = [pt.SwitchInfo(1, "s")]
-    ports = [pt.PortInfo(1, 1, "A1", "0", "houdini"), pt.PortInfo(2, 1, "A2", "1", "web")]
-    hosts = [pt.HostInfo(1, "houdini.tioc"), pt.HostInfo(2, "web.a"), pt.HostInfo(3, "web.b")]
+    assert pm.label_matches_name("punx-atm.tioc.m", "punx-atm.tioc.magic.net")   # FORE 15-char truncation
+    assert pm.label_matches_name("houdini", "houdini.tioc")
+    assert pm.label_matches_name("houdini.tioc.", "houdini.tioc")
+    assert not pm.label_matches_name("ho", "houdini.tioc")
+    assert not pm.label_matches_name("merlin", "merlinx.edc")
+    switches = [pm.SwitchInfo(1, "s")]
+    ports = [pm.PortInfo(1, 1, "A1", "0", "houdini"), pm.PortInfo(2, 1, "A2", "1", "web")]
+    hosts = [pm.HostInfo(1, "houdini.tioc"), pm.HostInfo(2, "web.a"), pm.HostInfo(3, "web.b")]
     net = pt.Network(switches, ports, hosts, [], [])
     assert net.neighbors_of(net.ports[1])[0].source == "inferred-label"
     assert net.neighbors_of(net.ports[2]) == []          # ambiguous: two hosts match
@@ -150,7 +151,7 @@ def test_label_inference_only_for_a_single_matching_host():
 
 def test_unattached_hosts_are_explained():
     net = net_two_switches()
-    lonely = pt.HostInfo(9, "lonely")
+    lonely = pm.HostInfo(9, "lonely")
     net.hosts[9] = lonely
     conn = net.connection(lonely, net.hosts[3])
     assert not conn.found and "not attached to any switch port" in conn.summary

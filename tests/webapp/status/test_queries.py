@@ -11,6 +11,7 @@ from collector.archive.models import Series
 from collector.inventory.models import Host, Port, Switch
 from collector.poller.models import HostCheck
 from tests.support.status_network import add_samples, series
+from webapp.status import porttable
 from webapp.status import queries as q
 
 pytestmark = pytest.mark.django_db
@@ -26,10 +27,10 @@ def sw():
 def test_peak_concurrent():
     t = timezone.now()
     h = timedelta(hours=1)
-    assert q.peak_concurrent([]) == 0
-    assert q.peak_concurrent([(t, None), (t + h, None)]) == 2
-    assert q.peak_concurrent([(t, t + h), (t + h, None)]) == 1          # one ends as the next begins
-    assert q.peak_concurrent([(t, t + 3 * h), (t + h, t + 2 * h), (t + 4 * h, None)]) == 2
+    assert porttable.peak_concurrent([]) == 0
+    assert porttable.peak_concurrent([(t, None), (t + h, None)]) == 2
+    assert porttable.peak_concurrent([(t, t + h), (t + h, None)]) == 1          # one ends as the next begins
+    assert porttable.peak_concurrent([(t, t + 3 * h), (t + h, t + 2 * h), (t + 4 * h, None)]) == 2
 
 
 def test_latest_sample_per_switch_and_an_old_one(sw):

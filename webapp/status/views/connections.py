@@ -1,0 +1,248 @@
+"""Connection pages, built on the path trace: table 2d (the PVCs of a switch and network-wide),
+figure 4 (the VCCs of a switch, with the status of the end-to-end connection each one belongs
+to), figure 3 (the VC paths between two hosts) and one VC or VP traced end to end.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from urllib.parse import urlencode
+
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+
+from collector.inventory.models import Host, Port, Switch, VirtualChannel
+from webapp.status import queries as q
+from webapp.status.porttable import port_sort_key
+from webapp.status.views.common import (
+    find_port,
+    health_of,
+    not_found,
+    plot_url,
+    port_url,
+    pvc_row,
+    stale,
+    suggestions,
+    summary_for,
+    switch_or_404,
+    trace_view,
+)
+
+# --------------------------------------------------------------------------- PVCs (table 2d)
+
+
+def _filter_pvcs(rows: list[dict], request: HttpRequest) -> tuple[list[dict], dict]:
+    f = {k: request.GET.get(k, "").strip() for k in ("kind", "status", "host", "q", "switch")}
+    out = []
+    for r in rows:
+        if f["kind"] and r["xc"].kind != f["kind"]:
+            continue
+        if f["status"] and r["status"] != f["status"]:
+            continue
+        if f["switch"] and r["switch"].name != f["switch"]:
+            continue
+        if f["host"]:
+            names = [h.name.lower() for h in (r["source"], r["destination"]) if h]
+            if not any(f["host"].lower() in n for n in names):
+                continue
+        if f["q"]:
+            hay = " ".join([r["xc"].name, r["in_port"].name, r["out_port"].name, r["switch"].name,
+                            f"{r['xc'].in_vpi}/{r['in_vci']}", f"{r['xc'].out_vpi}/{r['out_vci']}"]).lower()
+            if f["q"].lower() not in hay:
+                continue
+        out.append(r)
+    return out, f
+
+
+def switch_pvcs(request: HttpRequest, name: str) -> HttpResponse:
+    switch, resp = switch_or_404(request, name)
+    if resp:
+        return resp
+    data = q.load_network()
+    rows = [pvc_row(data, x, t) for x, t in data.net.traces_of_switch(switch.id)]
+    rows, f = _filter_pvcs(rows, request)
+    latest = data.latest.get(switch.id)
+    now = timezone.now()
+    return render(request, "status/pvcs.html", {
+        "switch": switch, "rows": rows, "f": f, "latest": latest, "now": now, "tab": "pvcs", "show_switch": False,
+        "summary": summary_for(switch, latest, now),
+        "stale": stale(latest, switch, now), "h": getattr(switch, "health", None),
+        "health": health_of(switch, getattr(switch, "health", None), now)})
+
+
+def pvcs(request: HttpRequest) -> HttpResponse:
+    data = q.load_network()
+    rows = []
+    for sid in sorted(data.net.switches, key=lambda i: data.net.switches[i].name):
+        rows += [pvc_row(data, x, t) for x, t in data.net.traces_of_switch(sid)]
+    rows, f = _filter_pvcs(rows, request)
+    # one line per end-to-end connection as well (what table 2d summarised by hosts)
+    times = sorted((lt.time for lt in data.latest.values()), reverse=True)
+    return render(request, "status/pvcs.html", {
+        "switch": None, "rows": rows, "f": f, "now": timezone.now(), "show_switch": True,
+        "switch_names": sorted(s.name for s in data.net.switches.values()),
+        "newest": times[0] if times else None, "oldest": times[-1] if times else None,
+        "latest_by_switch": {data.net.switches[k].name: v for k, v in data.latest.items()}})
+
+
+# --------------------------------------------------------------------------- VCCs of a switch (figure 4)
+
+
+def switch_vccs(request: HttpRequest, name: str) -> HttpResponse:
+    switch, resp = switch_or_404(request, name)
+    if resp:
+        return resp
+    now = timezone.now()
+    data = q.load_network()
+    net = data.net
+    vcs = list(VirtualChannel.objects.filter(switch=switch, gone_at__isnull=True).select_related("port"))
+    vcs.sort(key=lambda v: (port_sort_key(v.port), v.vpi, v.vci))
+    traces: dict[int, object] = {}
+
+    def trace_of(x):
+        if x.id not in traces:
+            traces[x.id] = net.trace_xc(x)
+        return traces[x.id]
+
+    rows = []
+    counts = {"up": 0, "down": 0, "incomplete": 0, "broken": 0, "terminates": 0}
+    for vc in vcs:
+        outgoing = net.xc_in.get(("vc", vc.port_id, vc.vpi, vc.vci), [])
+        incoming = net.xc_out.get(("vc", vc.port_id, vc.vpi, vc.vci), [])
+        row = {"vc": vc, "rate_in": net.rates.get(("in", vc.port_id, vc.vpi, vc.vci)),
+               "plot": plot_url(switch.name, vc.port.name, "in", vc.vpi, vc.vci),
+               "port_url": port_url(switch.name, vc.port.name),
+               "trace_url": reverse("status:trace_vc") + "?" + urlencode(
+                   {"switch": switch.name, "port": vc.port.name, "vpi": vc.vpi, "vci": vc.vci}),
+               "to": [(net.ports[x.out_port_id].name, x.out_vpi, x.out_vci, x.status) for x in outgoing],
+               "from": [(net.ports[x.in_port_id].name, x.in_vpi, x.in_vci, x.status) for x in incoming]}
+        t = trace_of(outgoing[0]) if outgoing else (trace_of(incoming[0]) if incoming else None)
+        row["trace"] = t
+        if t is None:
+            row["conn"] = "terminates"
+            row["conn_text"] = f"terminates on {switch.name} (not cross-connected)"
+        else:
+            row["conn"] = t.status
+        if vc.status and vc.status != "up" and row["conn"] == "up":
+            row["conn"] = "down"
+        counts[row["conn"]] = counts.get(row["conn"], 0) + 1
+        rows.append(row)
+    # cross-connects whose incoming endpoint discovery did not list as a VC: still VCCs of this switch
+    listed = {(vc.port_id, vc.vpi, vc.vci) for vc in vcs}
+    for x in net.xcs:
+        if x.switch_id != switch.id or x.kind != "vc" or (x.in_port_id, x.in_vpi, x.in_vci) in listed:
+            continue
+        pinfo = net.ports[x.in_port_id]
+        t = trace_of(x)
+        pseudo = SimpleNamespace(port=pinfo, port_id=pinfo.id, vpi=x.in_vpi, vci=x.in_vci, status="",
+                                 service_category="", aal_type="", alloc_bw=None, up_since=x.up_since)
+        row = {"vc": pseudo, "rate_in": net.rates.get(("in", x.in_port_id, x.in_vpi, x.in_vci)),
+               "plot": plot_url(switch.name, pinfo.name, "in", x.in_vpi, x.in_vci),
+               "port_url": port_url(switch.name, pinfo.name),
+               "trace_url": reverse("status:trace_vc") + "?" + urlencode(
+                   {"switch": switch.name, "port": pinfo.name, "vpi": x.in_vpi, "vci": x.in_vci}),
+               "to": [(net.ports[x.out_port_id].name, x.out_vpi, x.out_vci, x.status)], "from": [],
+               "trace": t, "conn": t.status, "no_endpoint": True}
+        counts[row["conn"]] = counts.get(row["conn"], 0) + 1
+        rows.append(row)
+    rows.sort(key=lambda r: (port_sort_key(r["vc"].port), r["vc"].vpi, r["vc"].vci))
+    state = request.GET.get("status", "")
+    shown = [r for r in rows if not state or r["conn"] == state]
+    latest = data.latest.get(switch.id)
+    return render(request, "status/vccs.html", {
+        "switch": switch, "rows": shown, "counts": counts, "total": len(rows), "status": state, "latest": latest,
+        "now": now, "tab": "vccs", "stale": stale(latest, switch, now), "h": getattr(switch, "health", None),
+        "summary": summary_for(switch, latest, now),
+        "health": health_of(switch, getattr(switch, "health", None), now)})
+
+
+def vccs_form(request: HttpRequest) -> HttpResponse:
+    """Figure 4's form: 'Please enter the name of the switch'."""
+    name = request.GET.get("switch", "").strip()
+    if name:
+        switch, resp = switch_or_404(request, name)
+        if resp:
+            return resp
+        return HttpResponseRedirect(reverse("status:switch_vccs", args=[switch.name]))
+    sws = list(Switch.objects.order_by("name").annotate(
+        vcs=Count("channels", filter=Q(channels__gone_at__isnull=True))))
+    return render(request, "status/vccs_form.html", {"switches": sws})
+
+
+# --------------------------------------------------------------------------- path between hosts (figure 3)
+
+
+def path(request: HttpRequest) -> HttpResponse:
+    src_text = request.GET.get("src", "").strip()
+    dst_text = request.GET.get("dst", "").strip()
+    context: dict = {"src": src_text, "dst": dst_text, "now": timezone.now()}
+    if not src_text and not dst_text:
+        context["hosts"] = list(Host.objects.order_by("name").values_list("name", "address"))
+        return render(request, "status/path.html", context)
+    data = q.load_network()
+    net = data.net
+    context["hosts"] = sorted((h.name, h.address) for h in net.hosts.values())
+    missing = []
+    src = net.find_host(src_text)
+    dst = net.find_host(dst_text)
+    for label, text, h in (("source", src_text, src), ("destination", dst_text, dst)):
+        if h is None:
+            names = sorted(x.name for x in net.hosts.values())
+            missing.append({"label": label, "text": text, "close": suggestions(text, names) if text else []})
+    if missing:
+        context["missing"] = missing
+        return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
+    conn = net.connection(src, dst)
+    shown = conn.forward + conn.reverse + (
+        conn.from_source[:30] + conn.into_destination[:30] if not conn.forward else [])
+    context.update(conn=conn, src_host=src, dst_host=dst,
+                   measured=sorted({h.rate.at for t in shown for h in t.hops if h.rate and h.rate.at}),
+                   forward=[trace_view(data, t) for t in conn.forward],
+                   reverse=[trace_view(data, t) for t in conn.reverse],
+                   from_src=[trace_view(data, t) for t in conn.from_source[:30]],
+                   from_src_more=max(0, len(conn.from_source) - 30),
+                   into_dst=[trace_view(data, t) for t in conn.into_destination[:30]],
+                   src_atts=[(net.switches[p.switch_id].name, p, nb) for p, nb in conn.source_attachments],
+                   dst_atts=[(net.switches[p.switch_id].name, p, nb) for p, nb in conn.destination_attachments])
+    return render(request, "status/path.html", context)
+
+
+def trace_vc(request: HttpRequest) -> HttpResponse:
+    """One connection through a given switch/port/VPI/VCI, end to end."""
+    sw_name = request.GET.get("switch", "").strip()
+    port_name = request.GET.get("port", "").strip()
+    if not sw_name or not port_name:
+        return HttpResponseRedirect(reverse("status:path"))
+    switch, resp = switch_or_404(request, sw_name)
+    if resp:
+        return resp
+    p = find_port(switch, port_name)
+    if p is None:
+        names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True))
+        return not_found(request, "port", f"{switch.name} {port_name}",
+                         [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names])
+    try:
+        vpi = int(request.GET.get("vpi", ""))
+        vci = int(request.GET["vci"]) if request.GET.get("vci", "") != "" else None
+    except ValueError:
+        return render(request, "status/trace.html", {"error": "VPI and VCI must be numbers", "switch": switch,
+                                                     "port": p}, status=400)
+    data = q.load_network()
+    pinfo = data.net.ports.get(p.id)
+    trace = data.net.trace_endpoint(pinfo, vpi, vci) if pinfo else None
+    context = {"switch": switch, "port": p, "vpi": vpi, "vci": vci, "now": timezone.now(),
+               "measured": sorted({lt.time for lt in data.latest.values()})}
+    if trace is None:
+        # Cells may only leave here (the endpoint is the output side of a cross-connect).
+        leaving = data.net.xc_leaving(p.id, vpi, vci) if pinfo else []
+        if leaving:
+            trace = data.net.trace_xc(leaving[0], vci)
+    if trace is None:
+        context["why"] = (data.net.why_not(pinfo, vpi, vci) if pinfo
+                          else f"port {p.name} has vanished from {switch.name}")
+        return render(request, "status/trace.html", context, status=404)
+    context["trace"] = trace_view(data, trace)
+    context["measured"] = sorted({h.rate.at for h in trace.hops if h.rate and h.rate.at})
+    return render(request, "status/trace.html", context)

@@ -1,0 +1,106 @@
+"""Host pages: table 1 (every host with its reachability strip), one host, and "check now"."""
+from __future__ import annotations
+
+import logging
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from collector.inventory.models import Host
+from collector.poller import actions
+from collector.poller.models import HostCheck, HostState
+from webapp.status import queries as q
+from webapp.status.views.common import host_or_404, safe_next, trace_view
+
+log = logging.getLogger(__name__)
+HOST_STATUSES = ("responding", "unreachable", "unchecked")
+HISTORY_HOURS = (1, 6, 24, 168)
+
+# --------------------------------------------------------------------------- hosts (table 1)
+
+
+def hosts(request: HttpRequest) -> HttpResponse:
+    status = request.GET.get("status", "")
+    text = request.GET.get("q", "").strip()
+    try:
+        hours = int(request.GET.get("hours", 24))
+    except ValueError:
+        hours = 24
+    if hours not in HISTORY_HOURS:
+        hours = 24
+    all_hosts = list(Host.objects.select_related("state").order_by("name"))
+
+    def status_of(h: Host) -> str:
+        st = getattr(h, "state", None)
+        if st is None or st.reachable is None:
+            return "unchecked"
+        return "responding" if st.reachable else "unreachable"
+
+    counts = {s: 0 for s in HOST_STATUSES}
+    for h in all_hosts:
+        counts[status_of(h)] += 1
+    shown = [h for h in all_hosts if (not status or status_of(h) == status)
+             and (not text or text.lower() in h.name.lower() or text in h.address)]
+    data = q.load_network(rates=False, topology_only=True)
+    history, start, width = q.host_history([h.id for h in shown], hours=hours, buckets=48)
+    rows = []
+    for h in shown:
+        st = getattr(h, "state", None)
+        atts = data.net.attachments.get(h.id, [])
+        rows.append({"host": h, "state": st, "status": status_of(h), "history": history.get(h.id, []),
+                     "attachments": [(data.net.switches[p.switch_id].name, p.name, nb) for p, nb in atts]})
+    context = {"rows": rows, "status": status, "q": text, "counts": counts, "total": len(all_hosts),
+               "hours": hours, "hours_choices": HISTORY_HOURS, "history_start": start, "bucket_s": width,
+               "now": timezone.now(), "statuses": HOST_STATUSES}
+    return render(request, "status/hosts.html", context)
+
+
+def host_detail(request: HttpRequest, name: str) -> HttpResponse:
+    host, resp = host_or_404(request, name)
+    if resp:
+        return resp
+    state = HostState.objects.filter(host=host).first()
+    checks = list(HostCheck.objects.filter(host_id=host.id).order_by("-time")[:30])
+    history, start, width = q.host_history([host.id], hours=24, buckets=96)
+    data = q.load_network()
+    hinfo = data.net.hosts[host.id]
+    outgoing = data.net.traces_from_host(hinfo)
+    incoming = data.net.traces_into_host(hinfo)
+    atts = [(data.net.switches[p.switch_id].name, p, nb) for p, nb in data.net.attachments_of(hinfo)]
+    others = sorted(h.name for h in data.net.hosts.values() if h.id != host.id)
+    context = {"host": host, "state": state, "checks": checks, "history": history[host.id], "history_start": start,
+               "bucket_s": width, "outgoing": [trace_view(data, t) for t in outgoing],
+               "incoming": [trace_view(data, t) for t in incoming], "attachments": atts,
+               "others": others, "now": timezone.now()}
+    return render(request, "status/host_detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def host_check(request: HttpRequest, name: str) -> HttpResponse:
+    host, resp = host_or_404(request, name)
+    if resp:
+        return resp
+    target = safe_next(request, reverse("status:host", args=[host.name]))
+    if request.method != "POST":
+        return HttpResponseRedirect(target)
+    if not request.user.is_authenticated:
+        return login_required(lambda r: None)(request)
+    try:
+        result = actions.check_host(host.id)
+    except Exception as exc:     # the check itself is bounded (2 s timeouts); report, do not 500
+        log.exception("check of host %s failed", host.name)
+        messages.error(request, f"{host.name}: the check could not run ({exc.__class__.__name__}: {exc})")
+        return HttpResponseRedirect(target)
+    if result.reachable:
+        delay = f"{result.rtt_ms:.1f} ms" if result.rtt_ms is not None else "delay unknown"
+        messages.success(request, f"{host.name} is responding ({result.method}, {delay}), checked at "
+                                  f"{timezone.now():%H:%M:%S} UTC")
+    else:
+        messages.warning(request, f"{host.name} is unreachable ({result.method}: {result.error or 'no answer'}), "
+                                  f"checked at {timezone.now():%H:%M:%S} UTC")
+    return HttpResponseRedirect(target)

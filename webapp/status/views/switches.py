@@ -1,0 +1,154 @@
+"""One switch: its page (tables 2b/2c, links, recent polls), "check now", and one of its ports."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import F
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from collector.archive.models import PollLog
+from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from collector.poller import actions
+from webapp.status import queries as q
+from webapp.status.porttable import port_sort_key, port_table
+from webapp.status.views.common import (
+    find_port,
+    health_of,
+    neighbor_view,
+    not_found,
+    plot_url,
+    port_ref,
+    port_url,
+    pvc_row,
+    safe_next,
+    stale,
+    summary_of,
+    switch_or_404,
+)
+
+
+def _duplicates(ports) -> set[str]:
+    seen, dup = set(), set()
+    for p in ports:
+        (dup if p.name in seen else seen).add(p.name)
+    return dup
+
+
+def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
+    switch, resp = switch_or_404(request, name)
+    if resp:
+        return resp
+    now = timezone.now()
+    state = request.GET.get("state", "")
+    include_gone = request.GET.get("gone") == "1"
+    data = q.load_network(rates=False, topology_only=True)
+    table = port_table(switch, data.net, include_gone=include_gone)
+    dup = _duplicates(r.port for r in table.rows)
+    rows = []
+    for r in table.rows:
+        ref = port_ref(switch.name, r.port, dup)
+        if state == "up" and r.port.oper_status != "up":
+            continue
+        if state == "down" and r.port.oper_status == "up":
+            continue
+        rows.append({"r": r, "url": port_url(switch.name, ref),
+                     "plot_in": plot_url(switch.name, r.port.name, "in"),
+                     "plot_out": plot_url(switch.name, r.port.name, "out"),
+                     "neighbors": [neighbor_view(data, nb) for nb in r.neighbors]})
+    health = getattr(switch, "health", None)
+    present = [r for r in table.rows if r.port.gone_at is None]
+    summary = summary_of(switch, health, table.latest, len(present),
+                         sum(1 for r in present if r.port.oper_status == "up"), now)
+    polls = list(PollLog.objects.filter(switch_id=switch.id).order_by("-time")[:10])
+    links = _switch_links(data, switch)
+    context = {"switch": switch, "h": health, "health": health_of(switch, health, now), "summary": summary,
+               "rows": rows, "table": table, "polls": polls, "links": links, "state": state,
+               "include_gone": include_gone, "now": now, "dup": dup,
+               "stale": stale(table.latest, switch, now), "tab": "ports"}
+    return render(request, "status/switch_detail.html", context)
+
+
+def _switch_links(data: q.NetworkData, switch: Switch) -> list[dict]:
+    out = []
+    for port in sorted(data.net.ports_by_switch.get(switch.id, []), key=port_sort_key):
+        for nb in data.net.neighbors.get(port.id, []):
+            v = neighbor_view(data, nb)
+            v.update(port=port, port_url=port_url(switch.name, port.name), link_id=nb.link_id)
+            if nb.inferred:
+                params = {"a_port": port.id, "source": "manual", "note": nb.note[:255]}
+                if nb.host is not None:
+                    params["b_host"] = nb.host.id
+                else:
+                    params["b_port"] = nb.port.id
+                v["confirm_url"] = "/admin/inventory/link/add/?" + urlencode(params)
+            out.append(v)
+    return out
+
+
+@require_http_methods(["GET", "POST"])
+def switch_check(request: HttpRequest, name: str) -> HttpResponse:
+    """Check again now: rediscover (port states, VCs, cross-connects) and poll (counters)."""
+    switch, resp = switch_or_404(request, name)
+    if resp:
+        return resp
+    target = safe_next(request, reverse("status:switch", args=[switch.name]))
+    if request.method != "POST":
+        return HttpResponseRedirect(target)
+    if not request.user.is_authenticated:
+        return login_required(lambda r: None)(request)
+    check = actions.check_switch(switch.id)     # polls here, under the same lock as scheduled polls
+    if check.discovered:
+        messages.success(request, f"discovered at {timezone.now():%H:%M:%S} UTC: {check.discovery}")
+    else:
+        messages.error(request, f"{switch.name}: {check.discovery}")
+    status = check.poll_status
+    if status in ("ok", "partial"):
+        messages.success(request, f"polled at {timezone.now():%H:%M:%S} UTC: {status}")
+    elif status == "skipped":
+        messages.info(request, "a scheduled poll of this switch was running; its result is shown")
+    else:
+        messages.error(request, f"poll at {timezone.now():%H:%M:%S} UTC: {status}")
+    return HttpResponseRedirect(target)
+
+
+def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
+    switch, resp = switch_or_404(request, name)
+    if resp:
+        return resp
+    p = find_port(switch, port)
+    if p is None:
+        names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True),
+                       key=lambda n: n)
+        known = [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names]
+        return not_found(request, "port", f"{switch.name} {port}", known,
+                         f"Ports of {switch.name} come from discovery; the switch has {len(names)}.")
+    now = timezone.now()
+    data = q.load_network(rate_switch_ids=[switch.id])
+    table = port_table(switch, data.net, include_gone=True, port_ids=[p.id], data=data)
+    row = table.rows[0]
+    vcs = list(VirtualChannel.objects.filter(port=p).order_by(F("gone_at").asc(nulls_first=True), "vpi", "vci"))
+    vps = list(VirtualPath.objects.filter(port=p).order_by(F("gone_at").asc(nulls_first=True), "vpi"))
+    rates = data.net.rates
+    vc_rows = []
+    for vc in vcs:
+        vc_rows.append({"vc": vc, "rate_in": rates.get(("in", p.id, vc.vpi, vc.vci)),
+                        "rate_out": rates.get(("out", p.id, vc.vpi, vc.vci)),
+                        "plot": plot_url(switch.name, p.name, "in", vc.vpi, vc.vci),
+                        "trace": reverse("status:trace_vc") + "?" + urlencode(
+                            {"switch": switch.name, "port": p.name, "vpi": vc.vpi, "vci": vc.vci})})
+    vp_rows = [{"vp": vp, "rate_in": rates.get(("in", p.id, vp.vpi, None)),
+                "rate_out": rates.get(("out", p.id, vp.vpi, None)),
+                "plot": plot_url(switch.name, p.name, "in", vp.vpi)} for vp in vps]
+    xcs = [(x, data.net.trace_xc(x)) for x in data.net.xcs if p.id in (x.in_port_id, x.out_port_id)]
+    context = {"switch": switch, "port": p, "r": row, "table": table, "vc_rows": vc_rows, "vp_rows": vp_rows,
+               "xcs": [pvc_row(data, x, t) for x, t in xcs],
+               "neighbors": [neighbor_view(data, nb) for nb in data.net.neighbors.get(p.id, [])],
+               "plot_in": plot_url(switch.name, p.name, "in"), "plot_out": plot_url(switch.name, p.name, "out"),
+               "now": now, "stale": stale(table.latest, switch, now)}
+    return render(request, "status/port_detail.html", context)

@@ -27,7 +27,7 @@ def _columns(profile_name: str) -> list[str]:
     from collector.core.poll import columns_to_walk
     from collector.core.profiles import get_profile
 
-    return columns_to_walk(get_profile(profile_name), "2c", fallbacks=False)
+    return columns_to_walk(get_profile(profile_name), "2c")
 
 
 def _switch(name: str, address: str, port: int, community: str, profile: str):
@@ -48,8 +48,11 @@ def _backend_pid() -> int:
 
 def _measure(ctx: Context, key: str, title: str, switch, address: str, port: int, community: str,
              columns: list[str], polls: int) -> list[Measure]:
-    from collector.poller import runner
+    from collector.poller import actions, runner
 
+    # As a deployed switch is: discovered (the poller then knows which interfaces need their
+    # 32-bit fallback and reads only those; before discovery it walks the fallback columns).
+    actions.discover(switch.id)
     for _ in range(2):                       # series, layout, caches: not what a steady poll costs
         out = runner.poll_once(switch.id)
         if not out.ok:

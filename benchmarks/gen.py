@@ -70,7 +70,8 @@ class Generator:
         self.active = [self.rng.random() > 0.3 or c.rate == 0 for c in counters]
 
     def _result(self):
-        from collector.core.poll import CounterReading, PollResult
+        from collector.core.poll import PollResult
+        from collector.core.readings import CounterReading
 
         rng = self.rng
         day = 0.65 + 0.35 * math.sin(2 * math.pi * (self.t % DAY) / DAY)
@@ -87,7 +88,7 @@ class Generator:
     def next_row(self):
         """The next poll's SampleRow (the first one also creates series and layout)."""
         from collector.archive import ingest
-        from collector.core.poll import PreviousRow
+        from collector.core.rows import PreviousRow
 
         result = self._result()
         if self.plan is None:

@@ -1,7 +1,7 @@
 """PollResult -> stored sample row: series and layouts, previous row, derivation, write or spool.
 
 Derivation happens once, here, at ingest: the previous stored row of the switch (the latest
-one older than this poll) gives the baseline, collector/core/poll.RowPlan computes deltas and
+one older than this poll) gives the baseline, collector/core/rows.RowPlan computes deltas and
 flags, collector/archive/writer writes the row. If the database is unreachable the raw
 PollResult is spooled to local disk and replayed, in order, when it answers again (spool.py).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
@@ -19,9 +19,11 @@ from collector.archive import spool, writer
 from collector.archive.models import Layout, Series
 from collector.archive.series_links import Entities
 from collector.core.counters import CounterSpec
-from collector.core.facts import capacity_per_s, to_u64_list
-from collector.core.poll import PollResult, PreviousRow, RowPlan, SeriesKey, SeriesSlot
+from collector.core.facts import Flag, capacity_per_s, to_u64_list
+from collector.core.poll import PollResult
 from collector.core.profiles import get_profile
+from collector.core.readings import SeriesKey
+from collector.core.rows import PreviousRow, RowPlan, SampleRow, SeriesSlot
 from collector.inventory.models import Switch
 
 log = logging.getLogger(__name__)
@@ -44,7 +46,7 @@ class SwitchCatalog:
     by_key: dict[SeriesKey, _SeriesRec]
     layouts: dict[str, int]            # digest -> layout id
     layout_ids: dict[int, list[int]]   # layout id -> series ids
-    # The layout of the last poll, precomputed (poll.RowPlan), with the widths its readings had:
+    # The layout of the last poll, precomputed (rows.RowPlan), with the widths its readings had:
     # the next poll with the same keys in the same order and the same widths reuses it.
     plan: RowPlan | None = None
     plan_widths: list[int] | None = None
@@ -53,6 +55,8 @@ class SwitchCatalog:
     # PreviousRow). previous_row() uses it only after the database confirms that this row is
     # still the latest one before the poll.
     last_row: tuple[datetime, int, int | None, PreviousRow] | None = None
+    # Series whose width changed since the last row written: their next delta is withheld (WIDTH).
+    width_changed: set[int] = field(default_factory=set)
 
 
 _catalogs: dict[int, SwitchCatalog] = {}
@@ -144,10 +148,12 @@ def resolve_slots(switch: Switch, profile_name: str, result: PollResult) -> tupl
         s = cat.by_key[key]
         reading = result.readings.get(key)
         if s.kind == "counter" and reading is not None and reading.width != s.width:
-            # The agent switched between a 64-bit column and its 32-bit fallback: a new epoch.
+            # The agent switched between a 64-bit column and its 32-bit fallback (or changed the
+            # type it answers): the two columns count apart, so the next row starts a new epoch.
             Series.objects.filter(pk=s.id).update(width=reading.width)
             s.width = reading.width
             cat.signature = ()
+            cat.width_changed.add(s.id)
         spec = CounterSpec(s.width, s.capacity_per_s) if s.kind == "counter" else None
         reset_key = _reset_key(profile_name, key) if spec else None
         reset_id = cat.by_key[reset_key].id if reset_key in cat.by_key else None
@@ -191,6 +197,16 @@ def previous_row(switch_id: int, before: float) -> PreviousRow | None:
     return PreviousRow(at, uptime_cs, None, layout_id, list(series_ids), to_u64_list(raw))
 
 
+def _withhold_width_changes(row: SampleRow, series_ids: list[int], changed: set[int]) -> None:
+    """A value read from the counter's other column is a new epoch: no delta, flag WIDTH (a gap
+    flag of the interval stays)."""
+    keep = int(Flag.GAP)
+    for i, sid in enumerate(series_ids):
+        if sid in changed:
+            row.delta[i] = None
+            row.flags[i] = int(Flag.WIDTH) | (row.flags[i] & keep)
+
+
 def ingest(result: PollResult, switch: Switch | None = None) -> int:
     """Derive and write one poll; returns rows written (0 when it was already stored).
 
@@ -202,7 +218,11 @@ def ingest(result: PollResult, switch: Switch | None = None) -> int:
     plan = resolve_plan(switch, profile_name, result)
     prev = previous_row(switch.id, result.at)
     row = plan.build(result, prev, float(switch.poll_interval_s))
+    cat = catalog_of(switch.id)
+    if cat.width_changed:
+        _withhold_width_changes(row, plan.series_ids, cat.width_changed)
     written = writer.write_samples([row])
+    cat.width_changed.clear()       # written, or already stored: either way the row exists
     if written:
         stored = writer.to_datetime(result.at)
         catalog_of(switch.id).last_row = (stored, row.layout_id, row.uptime_cs, PreviousRow(

@@ -97,6 +97,9 @@ class PollLog(models.Model):
     varbinds = models.IntegerField(default=0)
     samples = models.IntegerField(default=0)
     error = models.TextField(blank=True, default="")
+    notes = models.JSONField(null=True, blank=True, help_text=(
+        "values read by a rule or not used: {not_used: {reason: n}, read_by_rule: {reason: n}, "
+        "examples: [[object, index, reason, value]]} (collector/core/readings.py)"))
 
     class Meta:
         db_table = "traffic_poll_log"

@@ -16,9 +16,10 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from django.db import connection, transaction
+from psycopg.types.json import Jsonb
 
 from collector.core.facts import to_i64_list
-from collector.core.poll import SampleRow
+from collector.core.rows import SampleRow
 
 SAMPLE_COLUMNS = "time, uptime_cs, switch_id, layout_id, interval_ms, raw, delta, flags"
 # str() of the small ints that flags are (bits < 2**15) and that zero deltas/readings often are.
@@ -83,10 +84,12 @@ def write_samples(rows: Iterable[SampleRow]) -> int:
 
 
 def write_poll_log(switch_id: int, at: float, status: str, duration_ms: int, varbinds: int,
-                   samples: int, error: str) -> None:
-    """Record one poll attempt (idempotent on (switch_id, time) like the samples)."""
+                   samples: int, error: str, notes: dict | None = None) -> None:
+    """Record one poll attempt (idempotent on (switch_id, time) like the samples); `notes`: the
+    values read by a rule or not used (collector/core/readings.py summarize)."""
     with connection.cursor() as cur:
         cur.execute(
-            "INSERT INTO traffic_poll_log (time, switch_id, duration_ms, varbinds, samples, status, error) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (switch_id, time) DO NOTHING",
-            [to_datetime(at), switch_id, duration_ms, varbinds, samples, status, error[:2000]])
+            "INSERT INTO traffic_poll_log (time, switch_id, duration_ms, varbinds, samples, status, error, notes) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (switch_id, time) DO NOTHING",
+            [to_datetime(at), switch_id, duration_ms, varbinds, samples, status, error[:2000],
+             Jsonb(notes) if notes else None])

@@ -24,6 +24,7 @@ class Flag(enum.IntFlag):
     GAP = 64           # interval > 1.5x nominal (missed polls): delta is the average over the gap
     AMBIGUOUS = 128    # interval so long that more than one wrap is possible at capacity: no delta
     CLOCK = 256        # interval <= 0 (wall clock stepped back, or a redelivered poll): no delta
+    WIDTH = 512        # the counter's width changed (its 64-bit column <-> its 32-bit one): no delta
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ FLAGS: tuple[FlagInfo, ...] = (
     FlagInfo(Flag.GAP, "missed polls: average over the whole gap", "gap"),
     FlagInfo(Flag.AMBIGUOUS, "gap too long: more than one wrap possible, no delta", "ambiguous"),
     FlagInfo(Flag.CLOCK, "poll clock went back: no delta", "clock step"),
+    FlagInfo(Flag.WIDTH, "counter read from its other column (64-bit <-> 32-bit): new epoch, no delta",
+             "width change"),
 )
 # A wrap is routine for a busy Counter32 and its delta is exact: a sample flagged WRAP alone
 # does not count as "flagged" in rollups and plots.

@@ -1,29 +1,34 @@
-"""One poll of one switch: profile + SNMP session -> a PollResult; PollResult + previous row -> a sample row.
+"""One poll of one switch: profile + SNMP session -> a PollResult (what the spool keeps).
 
-`poll_switch` is the only async/I-O part here; everything after the varbinds arrive is pure:
-`readings_from_walk` turns walked columns into keyed counter readings and `build_row` derives
-deltas and flags (collector/counters.py) against the previous stored row of the switch.
+`poll_switch` is the only async/I-O part: it GETs the epoch scalars, walks the profile's counter
+columns and, where an instance did not answer a 64-bit column, reads that instance's 32-bit
+fallback (the fallback is chosen per interface, not per agent: a router's Gigabit ports have
+64-bit counters and its serial links only the 32-bit ones). Turning varbinds into readings is
+collector/core/readings.py; deriving a sample row from them is collector/core/rows.py.
 """
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from collector.core import counters
-from collector.core.counters import CounterSpec
-from collector.core.facts import Flag
 from collector.core.profiles import Profile, object_by_name
+from collector.core.readings import (
+    INDEX_STRINGS,
+    CounterReading,
+    SeriesKey,
+    ValueNote,
+    Walk,
+    index_str,
+    readings_from_walk,
+)
 from collector.core.snmp import SnmpSession
-from collector.core.snmp_types import Value
+from collector.core.snmp_codec import Counter64Value
+from collector.core.snmp_types import Value, is_int
 
-SeriesKey = tuple[str, str]          # (profile counter object name, dotted index)
-
-
-@dataclass(slots=True)
-class CounterReading:
-    value: int
-    width: int                       # 32 or 64: what the agent answered (64-bit or its fallback)
+# At most this many missing instances are read with GETs of their fallback column; beyond, the
+# fallback column is walked (one GET PDU carries 40 instances; a walk costs the whole column).
+FALLBACK_GET_LIMIT = 120
 
 
 @dataclass(slots=True)
@@ -37,6 +42,7 @@ class PollResult:
     varbinds: int = 0
     duration_s: float = 0.0
     missing_columns: list[str] = field(default_factory=list)
+    notes: list[ValueNote] = field(default_factory=list)      # values read by a rule, or not used
 
     def to_json(self) -> dict:
         return {
@@ -44,7 +50,7 @@ class PollResult:
             "readings": [[k[0], k[1], r.value, r.width] for k, r in self.readings.items()],
             "discontinuity": [[k[0], k[1], v] for k, v in self.discontinuity.items()],
             "varbinds": self.varbinds, "duration_s": self.duration_s,
-            "missing_columns": self.missing_columns,
+            "missing_columns": self.missing_columns, "notes": [n.to_json() for n in self.notes],
         }
 
     @classmethod
@@ -55,315 +61,95 @@ class PollResult:
             discontinuity={(o, i): int(v) for o, i, v in doc["discontinuity"]},
             varbinds=int(doc.get("varbinds", 0)), duration_s=float(doc.get("duration_s", 0.0)),
             missing_columns=list(doc.get("missing_columns", [])),
+            notes=[ValueNote.from_json(n) for n in doc.get("notes", [])],
         )
 
-
-_INDEX_STR: dict[tuple[int, ...], str] = {}
-_INDEX_STR_MAX = 1 << 20
-
-
-def index_str(index: tuple[int, ...]) -> str:
-    """"1.0.201" for (1, 0, 201); memoized: a switch answers the same indexes every poll, and
-    equal keys then share one string object (cheap comparisons of a poll's keys with the last)."""
-    s = _INDEX_STR.get(index)
-    if s is None:
-        s = ".".join(map(str, index))
-        if len(_INDEX_STR) < _INDEX_STR_MAX:
-            _INDEX_STR[index] = s
-    return s
+    @property
+    def rejected(self) -> list[ValueNote]:
+        return [n for n in self.notes if not n.used]
 
 
 def _uptime(profile: Profile, scalars: Mapping[str, Value]) -> int | None:
     for name in profile.uptime:
         value = scalars.get(object_by_name(name).instance_oid)
-        if isinstance(value, int) and value >= 0:
-            return value
+        if is_int(value) and value >= 0:     # type: ignore[operator]
+            return int(value)                 # type: ignore[arg-type]
     return None
 
 
-def readings_from_walk(profile: Profile, snmp_version: str,
-                       walked: Mapping[str, Mapping[tuple[int, ...], Value]]
-                       ) -> tuple[dict[SeriesKey, CounterReading], dict[SeriesKey, int], list[str]]:
-    """Pure: walked columns (by OID) -> counter readings keyed by (counter object, index).
-
-    A 64-bit column the agent did not answer is replaced by its 32-bit fallback when that was
-    walked; values of the wrong type (a hostile or broken agent) are dropped, not guessed.
-    """
-    readings: dict[SeriesKey, CounterReading] = {}
-    missing: list[str] = []
-    for counter in profile.counters:
-        rows: Mapping[tuple[int, ...], Value] = {}
-        width: int | None = 0
-        for name in (counter.object, counter.fallback):
-            if not name or (snmp_version == "1" and object_by_name(name).width == 64):
-                continue
-            obj = object_by_name(name)
-            rows = walked.get(obj.oid) or {}
-            width = obj.width
-            if rows:
-                break
-        if not rows:
-            if not counter.optional:
-                missing.append(counter.object)
-            continue
-        assert width is not None  # load_profiles rejects a counter column without a width
-        limit = 1 << width
-        name = counter.object
-        memo = _INDEX_STR.get
-        for index, value in rows.items():
-            if type(value) is int and 0 <= value < limit:
-                readings[(name, memo(index) or index_str(index))] = CounterReading(value, width)
-    discontinuity: dict[SeriesKey, int] = {}
-    if profile.row_discontinuity:
-        obj = object_by_name(profile.row_discontinuity)
-        name = profile.row_discontinuity
-        memo = _INDEX_STR.get
-        for index, value in (walked.get(obj.oid) or {}).items():
-            if type(value) is int and value >= 0:
-                discontinuity[(name, memo(index) or index_str(index))] = value
-    return readings, discontinuity, missing
-
-
-def columns_to_walk(profile: Profile, snmp_version: str, fallbacks: bool) -> list[str]:
-    """OIDs of the first walk (primary columns), or of the second (fallbacks of unanswered ones)."""
+def columns_to_walk(profile: Profile, snmp_version: str) -> list[str]:
+    """OIDs of the first walk: each counter's 64-bit column (its 32-bit one over SNMPv1, which
+    has no Counter64), and the per-row discontinuity times."""
     names: list[str] = []
     for counter in profile.counters:
-        primary_64 = object_by_name(counter.object).width == 64
-        if fallbacks:
-            if counter.fallback:
-                names.append(counter.fallback)
-        elif snmp_version == "1" and primary_64:
+        if snmp_version == "1" and object_by_name(counter.object).width == 64:
             if counter.fallback:
                 names.append(counter.fallback)
         else:
             names.append(counter.object)
-    if not fallbacks and profile.row_discontinuity:
+    if profile.row_discontinuity:
         names.append(profile.row_discontinuity)
     return [object_by_name(n).oid for n in names]
 
 
-async def poll_switch(session: SnmpSession, switch_id: int, profile: Profile, snmp_version: str) -> PollResult:
-    """GET the epoch scalars, walk the counter columns; SnmpError propagates to the caller."""
+def _fallback_needs(profile: Profile, walked: Walk, expected: Mapping[str, Collection[str]] | None
+                    ) -> tuple[list[str], dict[str, list[str]]]:
+    """(fallback columns to walk, fallback column -> instances to GET) after the first walk."""
+    walk: list[str] = []
+    get: dict[str, list[str]] = {}
+    for counter in profile.counters:
+        if not counter.fallback:
+            continue
+        rows = walked.get(object_by_name(counter.object).oid) or {}
+        fallback = object_by_name(counter.fallback).oid
+        known = expected.get(counter.entity) if expected is not None else None
+        if not rows or known is None:
+            # Nothing answered the 64-bit column, or the inventory does not know the instances
+            # yet (before the first discovery): the whole fallback column tells which need it.
+            walk.append(fallback)
+            continue
+        memo = INDEX_STRINGS.get
+        answered = {memo(i) or index_str(i) for i, v in rows.items()
+                    if type(v) is Counter64Value or (type(v) is int and v >= 0)}
+        need = sorted(set(known) - answered)
+        if len(need) > FALLBACK_GET_LIMIT:
+            walk.append(fallback)
+        elif need:
+            get[fallback] = need
+    return walk, get
+
+
+async def poll_switch(session: SnmpSession, switch_id: int, profile: Profile, snmp_version: str,
+                      expected: Mapping[str, Collection[str]] | None = None) -> PollResult:
+    """GET the epoch scalars, walk the counter columns, read the fallbacks each instance needs.
+
+    expected: entity ("port", "vp", "vc") -> index strings the inventory knows (present ones):
+    which instances need a fallback, and which answered nothing. SnmpError propagates."""
     started = time.time()
     t0 = time.perf_counter()
     scalar_names = [*profile.uptime, *([profile.reset_time] if profile.reset_time else [])]
     scalars = await session.get([object_by_name(n).instance_oid for n in scalar_names])
-    walked = dict(await session.walk(columns_to_walk(profile, snmp_version, fallbacks=False)))
+    walked = dict(await session.walk(columns_to_walk(profile, snmp_version)))
     varbinds = len(scalars) + sum(len(rows) for rows in walked.values())
-    unanswered_64 = [c.fallback for c in profile.counters
-                     if c.fallback and not walked.get(object_by_name(c.object).oid)]
-    if snmp_version != "1" and unanswered_64:
-        extra = await session.walk([object_by_name(fallback).oid for fallback in unanswered_64])
-        walked.update(extra)
-        varbinds += sum(len(rows) for rows in extra.values())
+    if snmp_version != "1":
+        walk, get = _fallback_needs(profile, walked, expected)
+        if walk:
+            extra = await session.walk(walk)
+            walked.update(extra)
+            varbinds += sum(len(rows) for rows in extra.values())
+        if get:           # every missing instance of every fallback column, in as few GETs as fit
+            answers = await session.get([f"{column}.{i}" for column, instances in get.items() for i in instances])
+            for column, instances in get.items():
+                walked[column] = {tuple(int(x) for x in i.split(".")): answers[f"{column}.{i}"] for i in instances
+                                  if answers.get(f"{column}.{i}") is not None}
+            varbinds += len(answers)
     duration = time.perf_counter() - t0
-    readings, discontinuity, missing = readings_from_walk(profile, snmp_version, walked)
+    readings, discontinuity, missing, notes = readings_from_walk(profile, snmp_version, walked, expected)
     if profile.reset_time:
         reset = scalars.get(object_by_name(profile.reset_time).instance_oid)
-        if type(reset) is int and reset >= 0:
-            discontinuity[(profile.reset_time, "0")] = reset
+        if is_int(reset) and reset >= 0:        # type: ignore[operator]
+            discontinuity[(profile.reset_time, "0")] = int(reset)     # type: ignore[arg-type]
     return PollResult(
         switch_id=switch_id, at=started + duration / 2, uptime_cs=_uptime(profile, scalars),
         readings=readings, discontinuity=discontinuity, varbinds=varbinds,
-        duration_s=duration, missing_columns=missing)
-
-
-@dataclass(slots=True)
-class PreviousRow:
-    """The last stored sample row of a switch.
-
-    Either `values` (series id -> raw value) or `series_ids` + `raw` (the row's arrays in the
-    order of its layout `layout_id`); value_map() gives the mapping in both cases. A RowPlan of
-    the same layout reads `raw` by position instead of looking every series up.
-    """
-    at: float
-    uptime_cs: int | None
-    values: dict[int, int | None] | None = None   # series id -> raw value (unsigned), None when unanswered
-    layout_id: int | None = None
-    series_ids: list[int] | None = None
-    raw: list[int | None] | None = None           # unsigned, aligned with series_ids
-
-    def value_map(self) -> dict[int, int | None]:
-        if self.values is None:
-            self.values = dict(zip(self.series_ids or (), self.raw or ()))
-        return self.values
-
-
-@dataclass(slots=True)
-class SampleRow:
-    switch_id: int
-    at: float
-    uptime_cs: int | None
-    layout_id: int
-    interval_ms: int | None
-    raw: list[int | None]            # unsigned values; the writer stores them as signed bigint
-    delta: list[int | None]
-    flags: list[int]
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesSlot:
-    """How one layout position is derived."""
-    series_id: int
-    key: SeriesKey
-    spec: CounterSpec | None         # None for a discontinuity-time series (stored, not derived)
-    reset_key: SeriesKey | None      # the discontinuity series that tells this counter's resets
-    reset_series_id: int | None = None
-
-
-def build_row(result: PollResult, layout_id: int, slots: list[SeriesSlot],
-              prev: PreviousRow | None, nominal_interval_s: float) -> SampleRow:
-    """Pure: derive deltas and flags for every slot of the layout from the previous row."""
-    n = len(slots)
-    raw: list[int | None] = [None] * n
-    prev_values: list[int | None] = [None] * n
-    specs: list[CounterSpec] = []
-    cur_disc: list[int | None] = [None] * n
-    prev_disc: list[int | None] = [None] * n
-    counter_pos: list[int] = []
-    prev_values_by_id = prev.value_map() if prev else {}
-    for i, slot in enumerate(slots):
-        if slot.spec is None:
-            raw[i] = result.discontinuity.get(slot.key)
-            continue
-        reading = result.readings.get(slot.key)
-        if reading is not None:
-            raw[i] = reading.value
-        counter_pos.append(i)
-        specs.append(slot.spec)
-        pv = prev_values_by_id.get(slot.series_id)
-        if pv is not None and pv < slot.spec.modulus:
-            prev_values[i] = pv
-        if slot.reset_key is not None:
-            cur_disc[i] = result.discontinuity.get(slot.reset_key)
-            reset_id = slot.reset_series_id
-            prev_disc[i] = prev_values_by_id.get(reset_id) if reset_id is not None else None
-    deltas_c, flags_c = counters.derive_row(
-        prev.at if prev else None, prev.uptime_cs if prev else None,
-        result.at, result.uptime_cs,
-        [prev_values[i] for i in counter_pos], [raw[i] for i in counter_pos], specs,
-        nominal_interval_s,
-        prev_disc=[prev_disc[i] for i in counter_pos], cur_disc=[cur_disc[i] for i in counter_pos])
-    delta: list[int | None] = [None] * n
-    flags = [0] * n
-    for j, i in enumerate(counter_pos):
-        delta[i] = deltas_c[j]
-        flags[i] = flags_c[j]
-    for i, slot in enumerate(slots):
-        if slot.spec is None and raw[i] is None:
-            flags[i] = int(Flag.MISSING)
-    interval_ms = round((result.at - prev.at) * 1000) if prev else None
-    return SampleRow(result.switch_id, result.at, result.uptime_cs, layout_id,
-                     interval_ms, raw, delta, flags)
-
-
-class RowPlan:
-    """build_row for one layout, precomputed: a poll whose keys come in the same order as those
-    of the poll the plan was made from is derived by array positions, without a dict lookup
-    per series. Same results as build_row (tests/collector/core/test_poll.py checks it).
-
-    `slots` must be the layout's slots in order; `reading_keys` / `disc_keys` the keys of the
-    PollResult.readings / .discontinuity of the poll that defined the layout, in their order;
-    every slot's key must be among them (resolve_slots makes slots from exactly those keys).
-    """
-
-    __slots__ = ("layout_id", "slots", "series_ids", "reading_keys", "disc_keys", "counter_pos", "reading_at",
-                 "disc_pos", "disc_at", "specs", "moduli", "reset_cur", "reset_pos", "reset_ids", "has_reset",
-                 "reset_outside", "n")
-
-    def __init__(self, layout_id: int, slots: list[SeriesSlot], reading_keys: tuple, disc_keys: tuple):
-        self.layout_id = layout_id
-        self.slots = slots
-        self.n = len(slots)
-        self.series_ids = [s.series_id for s in slots]
-        self.reading_keys = reading_keys
-        self.disc_keys = disc_keys
-        r_index = {k: i for i, k in enumerate(reading_keys)}
-        d_index = {k: i for i, k in enumerate(disc_keys)}
-        pos_of = {sid: i for i, sid in enumerate(self.series_ids)}
-        self.counter_pos: list[int] = []     # layout positions of the counters
-        self.reading_at: list[int] = []      # their index in the readings (walk) order
-        self.disc_pos: list[int] = []        # layout positions of the discontinuity series
-        self.disc_at: list[int] = []         # their index in the discontinuity order
-        self.specs: list[CounterSpec] = []
-        self.moduli: list[int] = []
-        self.reset_cur: list[int | None] = []   # per counter: index of its reset key in the discontinuity order
-        self.reset_ids: list[int | None] = []   # per counter: series id of its reset series (when it has a key)
-        self.reset_pos: list[int | None] = []   # per counter: layout position of that series
-        for i, slot in enumerate(slots):
-            if slot.spec is None:
-                self.disc_pos.append(i)
-                self.disc_at.append(d_index[slot.key])
-                continue
-            self.counter_pos.append(i)
-            self.reading_at.append(r_index[slot.key])
-            self.specs.append(slot.spec)
-            self.moduli.append(slot.spec.modulus)
-            has_key = slot.reset_key is not None
-            self.reset_cur.append(d_index.get(slot.reset_key) if has_key else None)
-            sid = slot.reset_series_id if has_key else None
-            self.reset_ids.append(sid)
-            self.reset_pos.append(pos_of.get(sid) if sid is not None else None)
-        self.has_reset = any(sid is not None for sid in self.reset_ids)
-        self.reset_outside = any(sid is not None and pos is None for sid, pos in zip(self.reset_ids, self.reset_pos))
-
-    def matches(self, result: PollResult) -> bool:
-        """True when result's keys are those of the plan, in the same order."""
-        return (len(result.readings) == len(self.reading_keys) and len(result.discontinuity) == len(self.disc_keys)
-                and tuple(result.readings) == self.reading_keys and tuple(result.discontinuity) == self.disc_keys)
-
-    def build(self, result: PollResult, prev: PreviousRow | None, nominal_interval_s: float) -> SampleRow:
-        """build_row(result, layout_id, slots, prev, nominal_interval_s) for a result that matches()."""
-        n = self.n
-        readings = list(result.readings.values())
-        cur_c: list[int | None] = [readings[k].value for k in self.reading_at]
-        disc_vals = list(result.discontinuity.values())
-        nc = len(cur_c)
-        cur_disc: list[int | None] | None = None
-        prev_disc: list[int | None] | None = None
-        if prev is None:
-            prev_c: list[int | None] = [None] * nc
-            if self.has_reset:
-                cur_disc = [None if k is None else disc_vals[k] for k in self.reset_cur]
-                prev_disc = [None] * nc
-        else:
-            if prev.layout_id == self.layout_id and prev.raw is not None and len(prev.raw) == n:
-                prev_row = prev.raw           # same layout: the same series at the same positions
-            else:
-                by_id = prev.value_map()
-                prev_row = [by_id.get(sid) for sid in self.series_ids]
-            prev_c = [pv if pv is not None and pv < mod else None
-                      for pv, mod in zip([prev_row[i] for i in self.counter_pos], self.moduli)]
-            if self.has_reset:
-                cur_disc = [None if k is None else disc_vals[k] for k in self.reset_cur]
-                prev_disc = [None if p is None else prev_row[p] for p in self.reset_pos]
-                if self.reset_outside:       # a reset series this layout does not hold: by id
-                    by_id = prev.value_map()
-                    for j, (sid, p) in enumerate(zip(self.reset_ids, self.reset_pos)):
-                        if sid is not None and p is None:
-                            prev_disc[j] = by_id.get(sid)
-        deltas_c, flags_c = counters.derive_row(
-            prev.at if prev else None, prev.uptime_cs if prev else None, result.at, result.uptime_cs,
-            prev_c, cur_c, self.specs, nominal_interval_s, prev_disc=prev_disc, cur_disc=cur_disc)
-        raw: list[int | None]
-        delta: list[int | None]
-        flags: list[int]
-        if not self.disc_pos and nc == n:      # counters only, in layout order
-            raw, delta, flags = cur_c, deltas_c, flags_c
-        else:
-            raw = [None] * n
-            delta = [None] * n
-            flags = [0] * n
-            for j, i in enumerate(self.counter_pos):
-                raw[i] = cur_c[j]
-                delta[i] = deltas_c[j]
-                flags[i] = flags_c[j]
-            missing = int(Flag.MISSING)
-            for i, k in zip(self.disc_pos, self.disc_at):
-                v = disc_vals[k]
-                raw[i] = v
-                if v is None:
-                    flags[i] = missing
-        interval_ms = round((result.at - prev.at) * 1000) if prev else None
-        return SampleRow(result.switch_id, result.at, result.uptime_cs, self.layout_id,
-                         interval_ms, raw, delta, flags)
+        duration_s=duration, missing_columns=missing, notes=notes)

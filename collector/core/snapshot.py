@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from collector.core.facts import line_cell_rate
 from collector.core.profiles import object_by_name
-from collector.core.snmp_types import Value
+from collector.core.snmp_types import INT_TYPES, Value
 
 Walk = Mapping[str, Mapping[tuple[int, ...], Value]]
 
@@ -117,7 +117,8 @@ def text(value: Value) -> str:
 
 
 def num(value: Value) -> int | None:
-    return value if type(value) is int else None
+    """An integer value as a plain int (a Counter64 too); None for anything else."""
+    return int(value) if isinstance(value, int) and type(value) in INT_TYPES else None
 
 
 def fore_port_name(hw_name: str, model: int | None, port_number: int) -> str:
@@ -187,12 +188,19 @@ def parse_fore(walk: Walk) -> Snapshot:
     return snap
 
 
+IF_TABLE_COLUMNS = ("ifDescr", "ifType", "ifSpeed", "ifAdminStatus", "ifOperStatus", "ifLastChange")
+
+
 def parse_interfaces(walk: Walk) -> Snapshot:
     """IF-MIB ports (all profiles but FORE), with ATM-MIB interface configuration where answered."""
     snap = Snapshot()
     last_change: dict[str, int | None] = {}
-    for (if_index,), descr in sorted(column(walk, "ifDescr").items()):
-        idx = (if_index,)
+    # Every ifTable row is a port, whichever of its columns the agent fills in (some leave out
+    # ifDescr or ifType on a row); the index is the OID's, an unsigned 32-bit value.
+    rows = sorted({idx for name in IF_TABLE_COLUMNS for idx in column(walk, name) if len(idx) == 1})
+    for idx in rows:
+        (if_index,) = idx
+        descr = column(walk, "ifDescr").get(idx)
         if_type = num(column(walk, "ifType").get(idx))
         high = num(column(walk, "ifHighSpeed").get(idx))
         speed = num(column(walk, "ifSpeed").get(idx))
@@ -250,3 +258,27 @@ def parse_atm2(walk: Walk) -> Snapshot:
 # Parser by the name a profile's discovery.parser gives (profiles.DISCOVERY_PARSERS); what each
 # walks is the profile's discovery.columns.
 PARSERS = {"fore": parse_fore, "atm2": parse_atm2, "interfaces": parse_interfaces}
+
+# The columns each parser builds its ports from first (if they cannot be walked, there is no port
+# list), and the columns each port field comes from: when a column could not be walked,
+# discovery keeps the field's stored value instead of overwriting it with a blank.
+PORT_TABLE = {"fore": "portOperStatus", "interfaces": "ifDescr", "atm2": "ifDescr"}
+_IF_FIELDS = {
+    "agent_name": ("ifName", "ifDescr"), "label": ("ifAlias",), "description": ("ifDescr",),
+    "port_type": ("ifType",), "is_atm": ("ifType",), "speed_bps": ("ifSpeed", "ifHighSpeed"),
+    "capacity_cells": ("ifSpeed", "ifHighSpeed", "ifType"), "admin_status": ("ifAdminStatus",),
+    "oper_status": ("ifOperStatus",), "status_since": ("ifLastChange",),
+    "max_vpcs": ("atmInterfaceMaxVpcs",), "max_vccs": ("atmInterfaceMaxVccs",),
+    "neighbor_address": ("atmInterfaceMyNeighborIpAddress",), "neighbor_ifname": ("atmInterfaceMyNeighborIfName",),
+}
+PORT_FIELD_SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
+    "interfaces": _IF_FIELDS, "atm2": _IF_FIELDS,
+    "fore": {
+        "agent_name": ("hwPortName", "hwPortModel", "portHwBoard", "portHwModule"), "label": ("portName",),
+        "port_type": ("hwPortModel",), "speed_bps": ("hwPortModel",),
+        "capacity_cells": ("hwPortModel", "portMaxBandwidthIn"), "admin_status": ("portAdminStatus",),
+        "oper_status": ("portOperStatus",), "status_since": ("portTime",),
+        "max_bw_in": ("portMaxBandwidthIn",), "alloc_bw_in": ("portAllocBandwidthIn",),
+        "max_bw_out": ("portMaxBandwidthOut",), "alloc_bw_out": ("portAllocBandwidthOut",),
+    },
+}

@@ -27,7 +27,7 @@ __all__ = [
     "CodecError", "VarBindException", "NO_SUCH_OBJECT", "NO_SUCH_INSTANCE", "END_OF_MIB_VIEW",
     "GET", "GETNEXT", "RESPONSE", "GETBULK", "Response", "oid_to_raw", "raw_to_oid",
     "raw_to_str", "raw_subids", "encode_request", "decode_response", "decode_message", "ERROR_STATUS_NAMES",
-    "MAX_OID_ARCS", "SUBID_CACHE", "encode_value", "encode_message", "TAGS",
+    "MAX_OID_ARCS", "SUBID_CACHE", "encode_value", "encode_message", "TAGS", "Counter64Value",
 ]
 
 GET = 0xA0
@@ -49,6 +49,17 @@ ERROR_STATUS_NAMES = (
 
 class CodecError(ValueError):
     """The octets are not an acceptable SNMP message."""
+
+
+class Counter64Value(int):
+    """A value the agent sent as Counter64 (tag 0x46). Every other integer type decodes to a
+    plain int; the type is what lets Cellar read a Counter64 as a 64-bit counter whatever
+    column it came in (a 32-bit column answered with Counter64 values, as some firewalls do)."""
+
+    __slots__ = ()
+
+
+_counter64 = Counter64Value.from_bytes
 
 
 class VarBindException:
@@ -414,7 +425,7 @@ def _varbinds(data: bytes, pos: int, end: int) -> list:
         elif tag == 0x46:
             if ln == 0 or ln > 12:
                 raise CodecError("bad Counter64 encoding")
-            value = from_bytes(data[pos:vend], "big")
+            value = _counter64(data[pos:vend], "big")
             if value > 0xFFFFFFFFFFFFFFFF:
                 raise CodecError("Counter64 out of range")
         elif tag in exc:

@@ -271,6 +271,8 @@ def _pysnmp_value(v):
         return codec.NO_SUCH_OBJECT
     if isinstance(v, rfc1902.IpAddress):
         return ".".join(str(b) for b in v.asOctets())
+    if isinstance(v, rfc1902.Counter64):
+        return codec.Counter64Value(int(v))
     if isinstance(v, univ.Integer):
         return int(v)
     if isinstance(v, univ.OctetString):

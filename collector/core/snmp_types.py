@@ -13,8 +13,14 @@ from dataclasses import asdict, dataclass, field
 
 from collector.core import snmp_codec as codec
 
-# A decoded value: int (the integer types), bytes (strings), str (OIDs, IpAddress), None (NULL).
+# A decoded value: int (the integer types; Counter64 as snmp_codec.Counter64Value, an int),
+# bytes (strings), str (OIDs, IpAddress), None (NULL).
 Value = int | bytes | str | None
+INT_TYPES = (int, codec.Counter64Value)     # `type(v) in INT_TYPES`: an integer, not a bool
+
+
+def is_int(v: object) -> bool:
+    return type(v) in INT_TYPES
 
 # name -> label. The only lists of supported versions and protocols (inventory choices, CLI,
 # validation and the pysnmp backend's tables are checked against them).

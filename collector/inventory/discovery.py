@@ -1,11 +1,18 @@
 """Discovery: walk a switch and bring its ports, VPs, VCs and cross-connects into the inventory.
 
 Everything seen is created or updated; what the agent no longer lists is marked gone (its
-series and samples stay). A table that could not be walked (timeout, error) marks nothing
-gone: absence of an answer is not evidence of absence. What a profile walks and how it is
-parsed is data (the profile's `discovery:` section, collector/core/snapshot.py). Attaching the
-archive's series to what was found is the archive's business (collector/archive/series_links.py);
-collector/poller/actions.discover runs both.
+series and samples stay). What a profile walks and how it is parsed is data (the profile's
+`discovery:` section, collector/core/snapshot.py). Attaching the archive's series to what was
+found is the archive's business (collector/archive/series_links.py); poller/actions.discover
+runs both.
+
+Discovery keeps what it learned when part of it fails. Each table is walked on its own: a table
+that could not be walked (timeout, error) is reported in `DiscoveryReport.failures`, the port
+fields that come from it keep their stored values, and nothing is marked gone but ports, and
+those only when the port table itself was walked (absence of an answer is not evidence of
+absence). Values are fitted to their columns before they are written (text cut to the column's
+length, numbers out of the column's range left empty, each counted in `report.fitted`), so one
+strange value never costs the rest of the switch.
 """
 from __future__ import annotations
 
@@ -13,18 +20,24 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db import transaction
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from collector.core.aio import run_async
 from collector.core.detect import detect_profile
-from collector.core.profiles import get_profile, object_by_name
-from collector.core.snapshot import PARSERS, Snapshot, fore_port_name, num, text
+from collector.core.profiles import Profile, get_profile, object_by_name
+from collector.core.snapshot import PARSERS, PORT_FIELD_SOURCES, PORT_TABLE, Snapshot, fore_port_name, num, text
+from collector.core.snmp_types import SnmpError
 from collector.inventory.models import CrossConnect, Link, Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory.ports import unique_names
 
 log = logging.getLogger(__name__)
 FACT_SCALARS = ("sysDescr", "sysObjectID", "sysUpTime", "sysName")
 FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 3: "ASX-1000", 4: "ASX-200WG", 5: "ASX-200BX", 6: "ASX-200BXE"}
+PORT_FIELDS = ("if_index", "agent_name", "label", "description", "port_type", "is_atm", "speed_bps",
+               "capacity_cells", "admin_status", "oper_status", "status_since", "max_bw_in", "alloc_bw_in",
+               "max_bw_out", "alloc_bw_out", "max_vpcs", "max_vccs", "neighbor_address", "neighbor_ifname")
 
 
 @dataclass
@@ -33,21 +46,53 @@ class DiscoveryReport:
     profile: str
     counts: dict[str, int] = field(default_factory=dict)
     gone: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)      # "ifXTable (1.3.6.1.2.1.31.1.1.1): timeout ..."
+    fitted: int = 0                                         # values cut or left empty to fit their column
+    renamed: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.failures
 
     def summary(self) -> str:
         parts = [f"{n} {k}" for k, n in self.counts.items()]
-        gone = [f"{n} {k} gone" for k, n in self.gone.items() if n]
-        return f"{self.switch} ({self.profile}): " + ", ".join(parts + gone)
+        parts += [f"{n} {k} gone" for k, n in self.gone.items() if n]
+        if self.renamed:
+            parts.append(f"{self.renamed} port names made unique")
+        if self.fitted:
+            parts.append(f"{self.fitted} values fitted to their columns")
+        text_ = f"{self.switch} ({self.profile}): " + ", ".join(parts)
+        if self.failures:
+            text_ += "; NOT WALKED: " + "; ".join(self.failures)
+        return text_
 
 
-async def read_switch(switch: Switch) -> tuple[str, dict, Snapshot]:
+def _tables(profile: Profile) -> dict[str, list[str]]:
+    """Discovery columns grouped by table (the column OID without its last arc), in order."""
+    tables: dict[str, list[str]] = {}
+    for name in profile.discovery_columns:
+        tables.setdefault(object_by_name(name).oid.rsplit(".", 1)[0], []).append(name)
+    return tables
+
+
+async def read_switch(switch: Switch) -> tuple[str, dict, Snapshot, set[str], list[str]]:
+    """(profile, scalars, snapshot, columns not walked, failure lines). SnmpError propagates only
+    when nothing at all could be read (the scalars)."""
     async with switch.snmp_session() as session:
         profile_name = switch.profile if switch.profile != "auto" else await detect_profile(session)
         profile = get_profile(profile_name)
         oids = {object_by_name(n).instance_oid: n for n in FACT_SCALARS + profile.discovery_facts}
         scalars = {oids[o]: v for o, v in (await session.get(list(oids))).items() if o in oids}
-        walked = await session.walk([object_by_name(c).oid for c in profile.discovery_columns])
-        return profile_name, scalars, PARSERS[profile.discovery_parser](walked)
+        walked: dict = {}
+        failed: set[str] = set()
+        failures: list[str] = []
+        for table, names in _tables(profile).items():
+            try:
+                walked.update(await session.walk([object_by_name(c).oid for c in names]))
+            except SnmpError as exc:
+                failed.update(names)
+                failures.append(f"{', '.join(names[:3])}{' ...' if len(names) > 3 else ''} ({table}): {exc}")
+        return profile_name, scalars, PARSERS[profile.discovery_parser](walked), failed, failures
 
 
 def _version(value: object) -> str:
@@ -59,6 +104,34 @@ def _version(value: object) -> str:
 
 def _since(now, age_cs: int | None):
     return now - timedelta(seconds=age_cs / 100) if age_cs is not None else None
+
+
+def _int_range(f: models.Field) -> tuple[int | None, int | None]:
+    low, high = connection.ops.integer_field_range(f.get_internal_type())
+    for v in f.validators:
+        if isinstance(v, MinValueValidator):
+            low = v.limit_value if low is None else max(low, v.limit_value)
+        elif isinstance(v, MaxValueValidator):
+            high = v.limit_value if high is None else min(high, v.limit_value)
+    return low, high
+
+
+def fit(model: type[models.Model], values: dict) -> tuple[dict, int]:
+    """Values cut or emptied to fit the model's columns (text length, integer range); how many."""
+    fitted = 0
+    out = dict(values)
+    for name, value in values.items():
+        f = model._meta.get_field(name)
+        max_length = getattr(f, "max_length", None)
+        if isinstance(value, str) and max_length and len(value) > max_length:
+            out[name] = value[:max_length]
+            fitted += 1
+        elif type(value) is int:
+            low, high = _int_range(f)
+            if (low is not None and value < low) or (high is not None and value > high):
+                out[name] = None
+                fitted += 1
+    return out, fitted
 
 
 def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> None:
@@ -77,44 +150,88 @@ def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> None:
         switch.hardware_version = f"{hw >> 4 & 0xf}.{hw & 0xf}" if hw is not None else ""
         switch.port_count = num(scalars.get("numberOfPorts"))
     else:
-        switch.switch_type = switch.sys_descr.split(",")[0][:64]
+        switch.switch_type = switch.sys_descr.split(",")[0]
+    for name in ("sys_descr", "sys_object_id", "sys_name", "switch_type", "software_version", "hardware_version"):
+        fitted, _ = fit(Switch, {name: getattr(switch, name)})
+        setattr(switch, name, fitted[name])
     switch.discovered_at = now
     switch.save()
 
 
-def _upsert(model, switch: Switch, lookup: dict, values: dict, now) -> object:
+def _upsert(model, lookup: dict, values: dict, now, report: DiscoveryReport) -> models.Model:
+    values, fitted = fit(model, values)
+    report.fitted += fitted
     obj, _ = model.objects.update_or_create(**lookup, defaults={**values, "last_seen": now, "gone_at": None})
     return obj
 
 
-def apply_snapshot(switch: Switch, snap: Snapshot) -> DiscoveryReport:
-    now = timezone.now()
-    report = DiscoveryReport(switch.name, switch.detected_profile)
+def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, now,
+                 report: DiscoveryReport) -> dict[str, Port]:
+    """Create or update the ports of the snapshot in bulk (a few queries for 1,300 ports), with
+    unique names over every port the switch ever had, keeping fields whose columns failed."""
     if_last_change = snap.facts.get("if_last_change", {})
+    existing = {p.key: p for p in Port.objects.filter(switch=switch)}
+    keep = {f for f, sources in PORT_FIELD_SOURCES[parser].items() if failed & set(sources)}
+    seen: dict[str, dict] = {}
+    for p in snap.ports:
+        age = p.state_age_cs
+        if age is None and if_last_change.get(p.key) is not None and switch.uptime_cs is not None:
+            age = max(0, switch.uptime_cs - if_last_change[p.key])
+        values = {f: getattr(p, f) for f in PORT_FIELDS if f not in ("agent_name", "status_since")}
+        values.update(agent_name=p.name, status_since=_since(now, age))
+        values, fitted = fit(Port, values)
+        report.fitted += fitted
+        seen[p.key] = {f: v for f, v in values.items() if not (f in keep and p.key in existing)}
+    agents = {k: p.agent_name or p.name for k, p in existing.items()}
+    agents.update({k: v.get("agent_name") or agents.get(k) or k for k, v in seen.items()})
+    if_indexes = {k: p.if_index for k, p in existing.items()}
+    if_indexes.update({k: v.get("if_index", if_indexes.get(k)) for k, v in seen.items()})
+    names = unique_names((k, agents[k], if_indexes.get(k)) for k in agents)
+    new, changed = [], []
+    for key, values in seen.items():
+        port = existing.get(key)
+        if port is None:
+            port = Port(switch=switch, key=key, first_seen=now)
+            new.append(port)
+        else:
+            changed.append(port)
+        for f, v in values.items():
+            setattr(port, f, v)
+        port.name, port.last_seen, port.gone_at = names[key], now, None
+    for key, port in existing.items():
+        if key not in seen and port.name != names[key]:
+            port.name = names[key]
+            changed.append(port)
+    report.renamed = sum(1 for k, p in existing.items() if p.name != names[k] and p.agent_name)
+    fields = ["name", "last_seen", "gone_at", *PORT_FIELDS]
     with transaction.atomic():
-        ports: dict[str, Port] = {}
-        for p in snap.ports:
-            age = p.state_age_cs
-            if age is None and if_last_change.get(p.key) is not None and switch.uptime_cs is not None:
-                age = max(0, switch.uptime_cs - if_last_change[p.key])
-            values = {k: getattr(p, k) for k in (
-                "if_index", "name", "label", "description", "port_type", "is_atm", "speed_bps", "capacity_cells",
-                "admin_status", "oper_status", "max_bw_in", "alloc_bw_in", "max_bw_out", "alloc_bw_out",
-                "max_vpcs", "max_vccs", "neighbor_address", "neighbor_ifname")}
-            values["status_since"] = _since(now, age)
-            ports[p.key] = _upsert(Port, switch, {"switch": switch, "key": p.key}, values, now)
+        Port.objects.bulk_update(changed, fields, batch_size=500)
+        Port.objects.bulk_create(new, batch_size=500)
+    return {p.key: p for p in Port.objects.filter(switch=switch, key__in=list(seen))}
+
+
+def apply_snapshot(switch: Switch, snap: Snapshot, failed: set[str] = frozenset(),
+                   failures: list[str] | None = None) -> DiscoveryReport:
+    now = timezone.now()
+    report = DiscoveryReport(switch.name, switch.detected_profile, failures=list(failures or []))
+    parser = get_profile(switch.detected_profile).discovery_parser
+    if PORT_TABLE[parser] in failed:
+        return report                  # no port list: nothing to create, update or mark gone
+    with transaction.atomic():
+        ports = _apply_ports(switch, snap, failed, parser, now, report)
         seen_vp, seen_vc, seen_xc = set(), set(), set()
         for vp in snap.paths:
             if vp.port_key in ports:
-                obj = _upsert(VirtualPath, switch, {"port": ports[vp.port_key], "vpi": vp.vpi}, {
+                obj = _upsert(VirtualPath, {"port": ports[vp.port_key], "vpi": vp.vpi}, {
                     "switch": switch, "status": vp.status, "alloc_bw": vp.alloc_bw, "max_bw": vp.max_bw,
-                    "up_since": _since(now, vp.age_cs)}, now)
+                    "up_since": _since(now, vp.age_cs)}, now, report)
                 seen_vp.add(obj.pk)
         for vc in snap.channels:
             if vc.port_key in ports:
-                obj = _upsert(VirtualChannel, switch, {"port": ports[vc.port_key], "vpi": vc.vpi, "vci": vc.vci}, {
+                obj = _upsert(VirtualChannel, {"port": ports[vc.port_key], "vpi": vc.vpi, "vci": vc.vci}, {
                     "switch": switch, "status": vc.status, "service_category": vc.service_category,
-                    "alloc_bw": vc.alloc_bw, "aal_type": vc.aal_type, "up_since": _since(now, vc.age_cs)}, now)
+                    "alloc_bw": vc.alloc_bw, "aal_type": vc.aal_type, "up_since": _since(now, vc.age_cs)}, now,
+                    report)
                 seen_vc.add(obj.pk)
         for xc in snap.cross_connects:
             if xc.in_port not in ports or xc.out_port not in ports:
@@ -129,17 +246,18 @@ def apply_snapshot(switch: Switch, snap: Snapshot) -> DiscoveryReport:
                 seen_vp.add(VirtualPath.objects.get_or_create(
                     port=out_port, vpi=xc.out_vpi, defaults={"switch": switch, "status": xc.status,
                                                              "last_seen": now})[0].pk)
-            obj = _upsert(CrossConnect, switch, {
+            obj = _upsert(CrossConnect, {
                 "switch": switch, "kind": xc.kind, "in_port": ports[xc.in_port], "in_vpi": xc.in_vpi,
                 "in_vci": xc.in_vci, "out_port": out_port, "out_vpi": xc.out_vpi, "out_vci": xc.out_vci},
-                {"name": xc.name, "status": xc.status, "up_since": _since(now, xc.age_cs)}, now)
+                {"name": xc.name, "status": xc.status, "up_since": _since(now, xc.age_cs)}, now, report)
             seen_xc.add(obj.pk)
         seen_ports = {p.pk for p in ports.values()}
         for label, model, seen in (("ports", Port, seen_ports), ("VPs", VirtualPath, seen_vp),
                                    ("VCs", VirtualChannel, seen_vc), ("cross-connects", CrossConnect, seen_xc)):
             report.counts[label] = len(seen)
-            report.gone[label] = model.objects.filter(switch=switch, gone_at__isnull=True).exclude(
-                pk__in=seen).update(gone_at=now)
+            if label == "ports" or not failed:
+                report.gone[label] = model.objects.filter(switch=switch, gone_at__isnull=True).exclude(
+                    pk__in=seen).update(gone_at=now)
         _link_neighbours(switch, ports.values())
     return report
 
@@ -157,15 +275,17 @@ def _link_neighbours(switch: Switch, ports) -> None:
             # ILMI reports the far interface as the far agent names it: a FORE BNP ("1D1")
             # is our port "D1"; an ifName is our port name as is.
             names = {port.neighbor_ifname, fore_port_name(port.neighbor_ifname, None, 0)}
-            far = Port.objects.filter(switch=far_switch, name__in=names).first()
+            far = Port.objects.filter(switch=far_switch, agent_name__in=names).first() or Port.objects.filter(
+                switch=far_switch, name__in=names).first()
         if far and not Link.objects.filter(a_port=far, b_port=port).exists():
             Link.objects.get_or_create(a_port=port, b_port=far, defaults={"source": "ilmi"})
 
 
 def discover(switch: Switch) -> DiscoveryReport:
-    """Walk the switch and apply what it answered; SnmpError/ProfileError propagate."""
-    profile_name, scalars, snap = run_async(read_switch(switch))
+    """Walk the switch and apply what it answered. SnmpError/ProfileError propagate when the agent
+    answers nothing usable; a table that failed is in the report (report.complete is False)."""
+    profile_name, scalars, snap, failed, failures = run_async(read_switch(switch))
     apply_facts(switch, profile_name, scalars)
-    report = apply_snapshot(switch, snap)
-    log.info("discovery %s", report.summary())
+    report = apply_snapshot(switch, snap, failed, failures)
+    (log.warning if failures else log.info)("discovery %s", report.summary())
     return report

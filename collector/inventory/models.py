@@ -36,6 +36,9 @@ def priv_protocol_choices() -> list[tuple[str, str]]:
     return [("", "none"), *PRIV_PROTOCOLS.items()]
 
 
+SNMP_INDEX_MAX = 2 ** 32 - 1      # an SNMP index sub-identifier is an unsigned 32-bit value
+
+
 def default_poll_interval() -> int:
     return settings.CELLAR_DEFAULT_POLL_INTERVAL
 
@@ -152,8 +155,13 @@ class Discovered(models.Model):
 class Port(Discovered):
     switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="ports")
     key = models.CharField(max_length=64, help_text="the agent's index: FORE portNumber or ifIndex")
-    if_index = models.IntegerField(null=True, blank=True)
-    name = models.CharField(max_length=64, help_text="A1 / 1A1 / ifName")
+    # SNMP indexes are unsigned 32-bit: DSLAMs and firewalls use ifIndex values above 2**31.
+    if_index = models.BigIntegerField(null=True, blank=True,
+                                      validators=[MinValueValidator(0), MaxValueValidator(SNMP_INDEX_MAX)])
+    name = models.CharField(max_length=255, help_text="unique on the switch: the agent's name, or, when "
+                            "several ports share it, the name with the ifIndex (or port number)")
+    agent_name = models.CharField(max_length=255, blank=True, default="",
+                                  help_text="the name as the agent gives it: A1 / 1A1 / ifName / ifDescr")
     label = models.CharField(max_length=255, blank=True, default="", help_text="portName / ifAlias")
     description = models.CharField(max_length=255, blank=True, default="")
     port_type = models.CharField(max_length=64, blank=True, default="", help_text="OC3, DS3, TAXI-100, ethernet ...")
@@ -174,7 +182,12 @@ class Port(Discovered):
 
     class Meta:
         ordering = ["switch", "name"]
-        constraints = [models.UniqueConstraint(fields=["switch", "key"], name="port_unique_key")]
+        constraints = [
+            models.UniqueConstraint(fields=["switch", "key"], name="port_unique_key"),
+            # Checked at commit: discovery may swap names within one transaction.
+            models.UniqueConstraint(fields=["switch", "name"], name="port_unique_name",
+                                    deferrable=models.Deferrable.DEFERRED),
+        ]
 
     def __str__(self) -> str:
         return f"{self.switch.name} {self.name}"

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 
 import redis
+from django.db import DatabaseError
 
 from collector.archive import ingest
 from collector.archive.series_links import link_series
@@ -26,16 +27,31 @@ from collector.poller.hostcheck import CheckResult
 from collector.poller.locks import PollLock
 
 log = logging.getLogger(__name__)
-# Agent-side failures of discovery: reported as one line, never a traceback.
-DISCOVERY_ERRORS = (SnmpError, ProfileError, OSError)
+
+
+class DiscoveryFailed(Exception):
+    """Discovery could not be applied at all; str() is one line naming the switch and the cause."""
+
+
+# What makes a discovery fail, reported as one line, never a traceback: the agent (SNMP, no
+# profile fits, the network) and the database.
+DISCOVERY_ERRORS = (SnmpError, ProfileError, OSError, DiscoveryFailed)
 
 
 def discover(switch_id: int) -> DiscoveryReport:
-    """Discovery of one switch and what the archive keeps in step with it."""
+    """Discovery of one switch and what the archive keeps in step with it. A table the agent did
+    not answer is in the report (report.complete False); a database error is DiscoveryFailed."""
     switch = Switch.objects.get(pk=switch_id)
-    report = discovery.discover(switch)
-    link_series(switch)
-    ingest.forget(switch.id)
+    try:
+        report = discovery.discover(switch)
+        link_series(switch)
+    except DatabaseError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+        raise DiscoveryFailed(f"{switch.name}: database error while storing what the agent answered: "
+                              f"{exc.__class__.__name__}: {first}") from None
+    finally:
+        ingest.forget(switch.id)
+        runner.forget_expected(switch.id)
     return report
 
 
@@ -79,7 +95,8 @@ class SwitchCheck:
 def check_switch(switch_id: int) -> SwitchCheck:
     """Rediscover (port states, VCs, cross-connects), then poll (counters)."""
     try:
-        summary, ok = discover(switch_id).summary(), True
+        report = discover(switch_id)
+        summary, ok = report.summary(), report.complete
     except DISCOVERY_ERRORS as exc:
         summary, ok = f"discovery failed ({exc.__class__.__name__}: {exc})", False
     try:

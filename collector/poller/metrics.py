@@ -9,6 +9,8 @@ POLL_SECONDS = Histogram("cellar_poll_duration_seconds", "Wall time of a poll (S
 VARBINDS = Counter("cellar_varbinds_total", "Varbinds received", ["switch"])
 SAMPLES = Counter("cellar_samples_total", "Counter readings stored", ["switch"])
 SKIPPED = Counter("cellar_polls_skipped_total", "Polls dropped: late or already running", ["switch", "reason"])
+VALUE_NOTES = Counter("cellar_value_notes_total", "Counter values read by a rule or not used, by reason",
+                      ["switch", "reason", "used"])
 SPOOLED = Counter("cellar_polls_spooled_total", "Polls spooled to disk while the database was down", ["switch"])
 
 
@@ -17,3 +19,11 @@ def observe_poll(switch: str, status: str, seconds: float, varbinds: int, sample
     POLL_SECONDS.labels(switch).observe(seconds)
     VARBINDS.labels(switch).inc(varbinds)
     SAMPLES.labels(switch).inc(samples)
+
+
+def observe_notes(switch: str, notes: list) -> None:
+    counts: dict[tuple[str, bool], int] = {}
+    for n in notes:
+        counts[(n.reason, n.used)] = counts.get((n.reason, n.used), 0) + 1
+    for (reason, used), n in counts.items():
+        VALUE_NOTES.labels(switch, reason, "yes" if used else "no").inc(n)

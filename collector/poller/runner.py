@@ -21,8 +21,9 @@ from collector.core.aio import run_async
 from collector.core.detect import detect_profile
 from collector.core.poll import PollResult, poll_switch
 from collector.core.profiles import ProfileError, get_profile
+from collector.core.readings import NOT_ANSWERED, summarize, summary_text
 from collector.core.snmp_types import SnmpAuthError, SnmpError, SnmpTimeout
-from collector.inventory.models import Switch
+from collector.inventory.models import Port, Switch
 from collector.poller import metrics
 from collector.poller.models import SwitchHealth
 
@@ -52,22 +53,47 @@ def classify(exc: BaseException) -> str:
     return "error"
 
 
-async def _poll(switch: Switch) -> PollResult:
+async def _poll(switch: Switch, expected: dict[str, frozenset[str]] | None) -> PollResult:
     async with switch.snmp_session() as session:
         if switch.profile == "auto" and not switch.detected_profile:
             switch.detected_profile = await detect_profile(session)
             await asyncio.to_thread(
                 Switch.objects.filter(pk=switch.pk).update, detected_profile=switch.detected_profile)
         profile = get_profile(switch.effective_profile)
-        return await poll_switch(session, switch.id, profile, switch.snmp_version)
+        return await poll_switch(session, switch.id, profile, switch.snmp_version, expected)
 
 
 _switches: dict[int, Switch] = {}
+# The ports discovery found on each switch (keys of present ports), re-read at most every
+# EXPECTED_TTL_S: which interfaces need their 32-bit fallback, and which answered nothing.
+_expected: dict[int, tuple[float, dict[str, frozenset[str]] | None]] = {}
+EXPECTED_TTL_S = 60.0
 
 
 def forget_switches() -> None:
-    """Drop the copies kept for database outages (a test's database is emptied under us)."""
+    """Drop the copies kept for database outages and the expected ports (a test's database is
+    emptied under us; discovery calls forget_expected for its switch)."""
     _switches.clear()
+    _expected.clear()
+
+
+def forget_expected(switch_id: int) -> None:
+    _expected.pop(switch_id, None)
+
+
+def expected_instances(switch_id: int) -> dict[str, frozenset[str]] | None:
+    """{"port": keys of the present ports} or None before the first discovery. Only ports: a VP
+    or VC endpoint discovery knows may have no counter (FORE counts on the input side only)."""
+    cached = _expected.get(switch_id)
+    if cached is not None and time.monotonic() - cached[0] < EXPECTED_TTL_S:
+        return cached[1]
+    try:
+        keys = frozenset(Port.objects.filter(switch_id=switch_id, gone_at__isnull=True).values_list("key", flat=True))
+    except ingest.DB_DOWN:
+        return cached[1] if cached is not None else None
+    value = {"port": keys} if keys else None
+    _expected[switch_id] = (time.monotonic(), value)
+    return value
 
 
 def load_switch(switch_id: int) -> Switch:
@@ -94,7 +120,7 @@ def poll_once(switch_id: int) -> PollOutcome:
     switch = load_switch(switch_id)
     started = time.time()
     try:
-        result = run_async(_poll(switch))
+        result = run_async(_poll(switch, expected_instances(switch.id)))
     except (SnmpError, ProfileError, OSError) as exc:
         outcome = PollOutcome(switch.name, classify(exc), error=str(exc))
         _record(switch, started, outcome, duration_ms=round((time.time() - started) * 1000), varbinds=0, samples=0)
@@ -106,15 +132,23 @@ def poll_once(switch_id: int) -> PollOutcome:
             f"profile {profile.name} does not fit this agent: it answered none of {', '.join(required)}"))
         _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, 0)
         return outcome
-    status = "partial" if result.missing_columns else "ok"
+    # Partial: a column nobody answered, or values answered that could not be used. An interface
+    # that answers no counter at all is counted in the notes but is the agent's normal state.
+    unusable = any(not n.used and n.reason != NOT_ANSWERED for n in result.notes)
+    status = "partial" if result.missing_columns or unusable else "ok"
     stored = ingest.ingest_or_spool(result, switch)
-    error = f"not answered: {', '.join(result.missing_columns)}" if result.missing_columns else ""
-    outcome = PollOutcome(switch.name, status, stored, result, error)
-    _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, len(result.readings))
+    notes = summarize(result.notes)
+    errors = [f"not answered: {', '.join(result.missing_columns)}"] if result.missing_columns else []
+    errors += [summary_text(notes)] if notes else []
+    outcome = PollOutcome(switch.name, status, stored, result, "; ".join(errors))
+    metrics.observe_notes(switch.name, result.notes)
+    _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, len(result.readings),
+            notes)
     return outcome
 
 
-def _record(switch: Switch, at: float, outcome: PollOutcome, duration_ms: int, varbinds: int, samples: int) -> None:
+def _record(switch: Switch, at: float, outcome: PollOutcome, duration_ms: int, varbinds: int, samples: int,
+            notes: dict | None = None) -> None:
     """Poll log, switch health, metrics. Skipped (logged) when the database is down: the samples
     themselves are spooled by ingest, the bookkeeping of an outage is not worth a spool."""
     metrics.observe_poll(switch.name, outcome.status, duration_ms / 1000, varbinds, samples)
@@ -122,7 +156,8 @@ def _record(switch: Switch, at: float, outcome: PollOutcome, duration_ms: int, v
         log.warning("poll %s: %s: %s", switch.name, outcome.status, outcome.error)
     try:
         with transaction.atomic():
-            writer.write_poll_log(switch.id, at, outcome.status, duration_ms, varbinds, samples, outcome.error)
+            writer.write_poll_log(switch.id, at, outcome.status, duration_ms, varbinds, samples, outcome.error,
+                                  notes)
             now = timezone.now()
             health, _ = SwitchHealth.objects.get_or_create(switch=switch)
             fields = {"last_poll_at": now, "last_status": outcome.status, "last_duration_ms": duration_ms,

@@ -23,7 +23,12 @@ def poll_switch(switch_id: int) -> str:
 
 @app.task(name="cellar.discover_switch")
 def discover_switch(switch_id: int) -> str:
-    return actions.discover(int(switch_id)).summary()
+    """Rediscover one switch; a failure is one log line (the next scheduled run tries again)."""
+    try:
+        return actions.discover(int(switch_id)).summary()
+    except actions.DISCOVERY_ERRORS as exc:
+        log.warning("discovery of switch %s failed: %s: %s", switch_id, exc.__class__.__name__, exc)
+        return f"failed: {exc}"
 
 
 @app.task(name="cellar.check_hosts")

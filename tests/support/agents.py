@@ -241,6 +241,7 @@ class FakeAgent:
         self.community = community.encode()
         self.handler = handler
         self.requests = 0
+        self.seen_types: list[int] = []          # PDU type of each request answered, in order
         self.port = 0
         self.transport = None
         items = []
@@ -282,6 +283,7 @@ class FakeAgent:
         if req.community != self.community:
             return
         self.requests += 1
+        self.seen_types.append(req.pdu_type)
         out = self.handler(self, req, data) if self.handler else self.answer(req)
         if out is None:
             return

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from collector.archive.models import Series
+from collector.archive.models import PollLog, Series
 from collector.archive.rollup import drawn_sql
 from collector.archive.tiers import TIERS
 from collector.core.facts import stored_to_u64
@@ -323,3 +323,29 @@ def host_history(host_ids, hours: int = 24, buckets: int = 48) -> tuple[dict[int
             if 0 <= b < buckets and hid in out:
                 out[hid][b] = HistoryBucket(out[hid][b].start, n, ok, avg, mx)
     return out, start, width
+
+
+# --------------------------------------------------------------------------- values not used
+
+
+@dataclass
+class ValueNotes:
+    """The latest poll (of the last day) that read values by a rule or could not use some."""
+    time: datetime
+    not_used: dict[str, int]
+    read_by_rule: dict[str, int]
+    examples: list[dict]          # port (name), counter, index, reason, value
+
+
+def value_notes(switch: Switch, within: timedelta = timedelta(days=1)) -> ValueNotes | None:
+    """Two queries: the poll log row (through its (switch, time) key), the ports it names."""
+    row = PollLog.objects.filter(switch_id=switch.id, time__gte=timezone.now() - within,
+                                 notes__isnull=False).order_by("-time").values_list("time", "notes").first()
+    if row is None:
+        return None
+    at, notes = row
+    keys = {str(ex[1]).split(".")[0] for ex in notes.get("examples", [])}
+    names = dict(Port.objects.filter(switch=switch, key__in=keys).values_list("key", "name"))
+    examples = [{"port": names.get(str(index).split(".")[0], ""), "counter": obj, "index": index, "reason": reason,
+                 "value": value} for obj, index, reason, value in notes.get("examples", [])]
+    return ValueNotes(at, notes.get("not_used") or {}, notes.get("read_by_rule") or {}, examples)

@@ -13,6 +13,7 @@ from django.db.models import Case, Q, QuerySet, Value, When
 from collector.archive.models import Series
 from collector.core.facts import capacity_per_s
 from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory.ports import IF_INDEX_REF, PortLookupError, find_port
 from webapp.traffic import pgbinary
 
 DIRECTION_WORD = {"in": "Receive", "out": "Transmit", "": ""}
@@ -49,6 +50,7 @@ class SeriesInfo:
     index: str
     port_level: bool             # counts the whole port (not one VP or VC)
     gone: bool
+    if_index: int | None = None  # the port's ifIndex (unsigned 32-bit), None for FORE ports
 
     @property
     def label(self) -> str:
@@ -76,7 +78,7 @@ ROW_SQL = f"""
 SELECT s.id, s.switch_id, sw.name, p.id IS NOT NULL, coalesce(p.name, ''), coalesce(p.label, ''),
        coalesce(p.port_type, ''), p.is_atm, coalesce(vc.vpi, vp.vpi), vc.vci, s.direction, s.metric, s.unit,
        s.width, s.capacity_per_s, p.capacity_cells, p.speed_bps, sw.poll_interval_s, s.object_name, s.index,
-       s.vp_id IS NULL AND s.vc_id IS NULL, s.gone_at IS NOT NULL
+       s.vp_id IS NULL AND s.vc_id IS NULL, s.gone_at IS NOT NULL, p.if_index
   FROM {Series._meta.db_table} s
   JOIN {Switch._meta.db_table} sw ON sw.id = s.switch_id
   LEFT JOIN {Port._meta.db_table} p ON p.id = s.port_id
@@ -87,12 +89,13 @@ SELECT s.id, s.switch_id, sw.name, p.id IS NOT NULL, coalesce(p.name, ''), coale
 
 def from_row(row: tuple) -> SeriesInfo:
     (sid, switch_id, switch, has_port, port, port_label, port_type, is_atm, vpi, vci, direction, metric, unit,
-     width, capacity, port_cells, port_speed, poll_interval_s, object_name, index, port_level, gone) = row
+     width, capacity, port_cells, port_speed, poll_interval_s, object_name, index, port_level, gone, if_index) = row
     return SeriesInfo(
         id=sid, switch_id=switch_id, switch=switch, port=port, port_label=port_label, port_type=port_type,
         is_atm=bool(is_atm) if has_port else unit == "cells", vpi=vpi, vci=vci, direction=direction, metric=metric,
         unit=unit, width=width, capacity_per_s=capacity or capacity_per_s(unit, port_speed, port_cells),
-        poll_interval_s=poll_interval_s, object_name=object_name, index=index, port_level=port_level, gone=gone)
+        poll_interval_s=poll_interval_s, object_name=object_name, index=index, port_level=port_level, gone=gone,
+        if_index=if_index)
 
 
 def info(s: Series) -> SeriesInfo:
@@ -103,7 +106,7 @@ def info(s: Series) -> SeriesInfo:
         s.vc.vpi if s.vc_id else (s.vp.vpi if s.vp_id else None), s.vc.vci if s.vc_id else None, s.direction,
         s.metric, s.unit, s.width, s.capacity_per_s, port.capacity_cells if port else None,
         port.speed_bps if port else None, s.switch.poll_interval_s, s.object_name, s.index,
-        not s.vp_id and not s.vc_id, s.gone_at is not None))
+        not s.vp_id and not s.vc_id, s.gone_at is not None, port.if_index if port else None))
 
 
 def counters() -> QuerySet[Series]:
@@ -155,7 +158,9 @@ def search(q: str = "", switch: str = "", port: str = "", direction: str = "", m
     if switch:
         qs = qs.filter(switch__name=switch)
     if port:
-        qs = qs.filter(port__name=port)
+        by_index = IF_INDEX_REF.match(port)
+        qs = qs.filter(port__if_index=int(by_index.group(1))) if by_index else qs.filter(
+            Q(port__name=port) | Q(port__agent_name=port))
     if direction:
         qs = qs.filter(direction=DIRECTION_ALIASES.get(direction.lower(), direction))
     if metric:
@@ -251,8 +256,16 @@ def switch_tree(switch: Switch) -> dict:
 
 def entity_series(switch: str, port: str, vpi: str | None = None, vci: str | None = None,
                   direction: str = "") -> list[int]:
-    """Ids of the traffic series (cells, else octets) of a port, VP or VC, named as operators do."""
-    qs = counters().filter(switch__name=switch, port__name=port)
+    """Ids of the traffic series (cells, else octets) of a port, VP or VC, named as operators do
+    (the port by its name, its agent name when unique, or ifindex:N)."""
+    sw = Switch.objects.filter(name=switch).first()
+    if sw is None:
+        raise LookupError(f"no switch {switch!r}")
+    try:
+        p = find_port(sw, port)
+    except PortLookupError as exc:
+        raise LookupError(str(exc)) from None
+    qs = counters().filter(port=p)
     if not qs.exists():
         raise LookupError(f"no traffic series for port {port!r} of switch {switch!r}")
     try:

@@ -37,6 +37,7 @@ SERIES_PROPS = {
     "unit": {"type": "string", "enum": ["cells", "octets", "packets"]}, "width": {"type": "integer"},
     "capacity_per_s": NULLABLE_INT, "poll_interval_s": {"type": "integer"}, "object_name": {"type": "string"},
     "index": {"type": "string"}, "port_level": {"type": "boolean"}, "gone": {"type": "boolean"},
+    "if_index": {**NULLABLE_INT, "description": "the port's ifIndex, an unsigned 32-bit value"},
 }
 
 SCHEMAS = {
@@ -142,7 +143,8 @@ def spec() -> dict:
                      "description": "Words matched against switch, port name or label, VP:n, VC:n, vpi/vci, "
                                     "receive/transmit, metric."},
                     {"name": "switch", "in": "query", "schema": {"type": "string"}},
-                    {"name": "port", "in": "query", "schema": {"type": "string"}},
+                    {"name": "port", "in": "query", "schema": {"type": "string"},
+                     "description": "a port name (unique on its switch), the agent's name, or ifindex:N"},
                     {"name": "direction", "in": "query", "schema": {"type": "string", "enum": ["in", "out"]}},
                     {"name": "metric", "in": "query", "schema": {"type": "string"}},
                     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000,
@@ -181,7 +183,9 @@ def spec() -> dict:
                 "operationId": "plotOfPort", "summary": "Redirect to the plot of a port, VP or VC, by names",
                 "parameters": [
                     {"name": "switch", "in": "path", "required": True, "schema": {"type": "string"}},
-                    {"name": "port", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "port", "in": "path", "required": True, "schema": {"type": "string"},
+                     "description": "a port name (unique on its switch), the agent's name when unique, "
+                                    "or ifindex:N; an ambiguous name answers 404 listing the candidates"},
                     {"name": "vpi", "in": "query", "schema": {"type": "integer"}},
                     {"name": "vci", "in": "query", "schema": {"type": "integer"}},
                     {"name": "direction", "in": "query", "schema": {"type": "string", "enum": ["in", "out"]}},

@@ -1,10 +1,12 @@
 """collector/archive/ingest.py: the in-memory copy of the last written row is used only while
-the database confirms it is still the latest row before the poll, and equals what it holds."""
+the database confirms it is still the latest row before the poll, and equals what it holds; a
+counter read from its other column (64-bit <-> 32-bit) starts a new epoch, never a spike."""
 from __future__ import annotations
 
 import pytest
 
-from collector.core.poll import CounterReading, PollResult
+from collector.core.poll import PollResult
+from collector.core.readings import CounterReading
 
 U32, U64 = 1 << 32, 1 << 64
 
@@ -15,7 +17,7 @@ def test_previous_row_cache_is_confirmed_by_the_database():
 
     from collector.archive import ingest, writer
     from collector.archive.models import Layout, Series
-    from collector.core.poll import SampleRow
+    from collector.core.rows import SampleRow
     from collector.inventory.models import Switch
 
     sw = Switch.objects.create(name="rp", address="127.0.0.1", community="x", profile="if-mib")
@@ -43,3 +45,28 @@ def test_previous_row_cache_is_confirmed_by_the_database():
     with connection.cursor() as cur:
         cur.execute("SELECT raw FROM traffic_sample WHERE switch_id = %s ORDER BY time", [sw.id])
         assert [r[0] for r in cur.fetchall()] == [[-10], [5], [9], [77]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_change_of_counter_width_is_a_discontinuity_never_a_spike():
+    from collector.archive import ingest
+    from collector.archive.models import Layout, Sample, Series
+    from collector.core.facts import Flag
+    from collector.inventory.models import Switch
+
+    sw = Switch.objects.create(name="wd", address="127.0.0.1", community="x", profile="if-mib",
+                               poll_interval_s=15)
+    t = 1_700_000_000.0
+    # 64-bit column, then the interface answers only its 32-bit one (a value far below), then again.
+    values = [(2**40, 64), (2**40 + 15_000, 64), (1_000, 32), (16_000, 32), (2**40 + 60_000, 64)]
+    for k, (value, width) in enumerate(values):
+        reading = {("ifHCInOctets", "1"): CounterReading(value, width)}
+        assert ingest.ingest(PollResult(sw.id, t + 15 * k, 100 + 1500 * k, reading, {}), sw) == 1
+    series = Series.objects.get(switch=sw, object_name="ifHCInOctets")
+    assert series.width == 64                                   # the width of the latest reading
+    rows = list(Sample.objects.filter(switch_id=sw.id).order_by("time"))
+    pos = [Layout.objects.get(pk=r.layout_id).series_ids.index(series.id) for r in rows]
+    deltas = [r.delta[p] for r, p in zip(rows, pos)]
+    flags = [r.flags[p] for r, p in zip(rows, pos)]
+    assert deltas == [None, 15_000, None, 15_000, None]
+    assert flags[2] == Flag.WIDTH and flags[4] == Flag.WIDTH and flags[3] == 0

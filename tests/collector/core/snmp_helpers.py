@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+from collector.core.snmp_codec import Counter64Value
 from collector.core.snmp_types import SnmpTarget
 from tests.support.agents import NetSnmpAgent, parse_tool_output
 
@@ -70,7 +71,9 @@ def assert_no_secrets(*objs, secrets=SECRETS):
 
 def tool_value(typ: str, text: str):
     """Value of a net-snmp `-On -Ob -Oe -Ox` output line, as collector.core.snmp maps it."""
-    if typ in ("INTEGER", "Counter32", "Counter64", "Gauge32", "UInteger32"):
+    if typ == "Counter64":                 # the session keeps the type: a 64-bit counter
+        return Counter64Value(int(text.split()[0]))
+    if typ in ("INTEGER", "Counter32", "Gauge32", "UInteger32"):
         return int(text.split()[0])
     if typ == "Timeticks":
         return int(text.split(")")[0].lstrip("("))

@@ -161,7 +161,7 @@ def test_rate_and_flag_values():
     # stored in the database: the bit values are part of the schema
     assert {name: f.value for name, f in F.__members__.items()} == {
         "NONE": 0, "WRAP": 1, "REBOOT": 2, "RESET": 4, "OVER_CAPACITY": 8, "MISSING": 16,
-        "FIRST": 32, "GAP": 64, "AMBIGUOUS": 128, "CLOCK": 256}
+        "FIRST": 32, "GAP": 64, "AMBIGUOUS": 128, "CLOCK": 256, "WIDTH": 512}
     assert max(F) < 2**15
 
 

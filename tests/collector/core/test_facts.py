@@ -15,8 +15,8 @@ def test_the_flag_table_covers_every_flag_once_with_stable_bits():
     # Stored in the database as smallint bits: the values are a storage contract.
     assert {info.name: info.bit for info in FLAGS} == {
         "WRAP": 1, "REBOOT": 2, "RESET": 4, "OVER_CAPACITY": 8, "MISSING": 16, "FIRST": 32, "GAP": 64,
-        "AMBIGUOUS": 128, "CLOCK": 256}
-    assert facts.ALL_FLAGS == 512 and max(info.bit for info in FLAGS) < 2 ** 15
+        "AMBIGUOUS": 128, "CLOCK": 256, "WIDTH": 512}
+    assert facts.ALL_FLAGS == 1024 and max(info.bit for info in FLAGS) < 2 ** 15
     assert all(info.meaning and info.word for info in FLAGS)
 
 
@@ -24,7 +24,7 @@ def test_the_flag_table_covers_every_flag_once_with_stable_bits():
     (0, [], ""),
     (1, ["WRAP"], "wrap"),
     (4 | 64, ["RESET", "GAP"], "counter reset, gap"),
-    (511, [f.name for f in FLAGS], ", ".join(f.word for f in FLAGS)),
+    (1023, [f.name for f in FLAGS], ", ".join(f.word for f in FLAGS)),
 ])
 def test_flag_spellings(bits, names, words):
     assert facts.flag_names(bits) == names

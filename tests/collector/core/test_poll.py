@@ -1,91 +1,82 @@
-"""collector/core/poll.py: RowPlan.build (positions precomputed per layout) gives exactly what
-build_row (a lookup per series) gives, for any readings, widths, capacities, reset series and
-previous rows (hypothesis)."""
+"""collector/core/poll.py against an in-process agent: the 32-bit fallback is read per interface.
+
+A router whose Gigabit ports answer ifHCInOctets and whose serial links answer only ifInOctets:
+every interface gets its octets, the 64-bit ones from their column, the others from theirs; the
+fallback is read with GETs of just the instances that need it when the inventory knows them, and
+walked when it does not.
+"""
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+import asyncio
 
-from collector.core.counters import CounterSpec
-from collector.core.poll import CounterReading, PollResult, PreviousRow, RowPlan, SeriesSlot, build_row
+from collector.core import profiles
+from collector.core.poll import PollResult, columns_to_walk, poll_switch
+from collector.core.snmp import SnmpSession
+from collector.core.snmp_codec import GET, GETBULK
+from collector.core.snmp_types import SnmpTarget
+from tests.support.agents import FakeAgent
 
-U32, U64 = 1 << 32, 1 << 64
-
-
-@st.composite
-def cases(draw):
-    n_ports = draw(st.integers(1, 6))
-    objects = draw(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=4, unique=True))
-    widths = {o: draw(st.sampled_from([32, 64])) for o in objects}
-    keys = [(o, str(p)) for o in objects for p in range(1, n_ports + 1)]
-    disc_keys = [("disc", str(p)) for p in range(1, n_ports + 1)] if draw(st.booleans()) else []
-    # the walk order of the readings is any permutation of the layout order (sorted keys)
-    order = draw(st.permutations(keys))
-    disc_order = draw(st.permutations(disc_keys))
-    slots_keys = sorted(keys) + sorted(disc_keys)
-    sid = {k: 100 + i for i, k in enumerate(slots_keys)}
-    slots = []
-    for k in slots_keys:
-        if k in disc_keys:
-            slots.append(SeriesSlot(sid[k], k, None, None))
-            continue
-        cap = draw(st.one_of(st.none(), st.integers(1, 10**6)))
-        reset = ("disc", k[1]) if disc_keys and draw(st.booleans()) else None
-        # a reset series outside this layout (known to the catalog, not answered this poll)
-        outside = draw(st.booleans()) and reset is None
-        if outside:
-            slots.append(SeriesSlot(sid[k], k, CounterSpec(widths[k[0]], cap), ("gone", k[1]), 9000 + int(k[1])))
-        else:
-            slots.append(SeriesSlot(sid[k], k, CounterSpec(widths[k[0]], cap), reset, sid[reset] if reset else None))
-
-    def value(width):
-        return draw(st.one_of(st.integers(0, 20), st.integers(0, (1 << width) - 1), st.just((1 << width) - 1)))
-
-    readings = {k: CounterReading(value(widths[k[0]]), widths[k[0]]) for k in order}
-    disc = {k: draw(st.integers(0, 3)) for k in disc_order}
-    at = draw(st.floats(1.7e9, 1.7e9 + 10**6, allow_nan=False))
-    result = PollResult(7, at, draw(st.one_of(st.none(), st.integers(0, U32 - 1))), readings, disc)
-    prev = None
-    if draw(st.booleans()):
-        pvals = {}
-        for s in slots:
-            width = s.spec.width if s.spec else 32
-            pvals[s.series_id] = draw(st.one_of(st.none(), st.integers(0, 20), st.integers(0, U64 - 1),
-                                                st.integers(0, (1 << width) - 1)))
-        for s in slots:
-            if s.reset_series_id and s.reset_series_id not in pvals:
-                pvals[s.reset_series_id] = draw(st.one_of(st.none(), st.integers(0, 3)))
-        prev_at = at - draw(st.sampled_from([15.0, 14.2, 40.0, 0.0, -3.0, 20000.0]))
-        prev_up = draw(st.one_of(st.none(), st.integers(0, U32 - 1)))
-        prev = (pvals, prev_at, prev_up, draw(st.booleans()))
-    return slots, result, prev
+IF_MIB = profiles.get_profile("if-mib")
+OID = {name: profiles.object_by_name(name).oid for name in
+       ("ifHCInOctets", "ifHCOutOctets", "ifInOctets", "ifOutOctets", "ifHCInUcastPkts", "ifInUcastPkts",
+        "ifHCOutUcastPkts", "ifOutUcastPkts", "ifInErrors", "ifOutErrors", "ifInDiscards", "ifOutDiscards")}
 
 
-@settings(max_examples=400, deadline=None)
-@given(cases())
-def test_rowplan_build_equals_build_row(case):
-    slots, result, prev = case
-    plan = RowPlan(3, slots, tuple(result.readings), tuple(result.discontinuity))
-    assert plan.matches(result)
-    by_dict = aligned = None
-    if prev is not None:
-        pvals, prev_at, prev_up, same_layout = prev
-        by_dict = PreviousRow(prev_at, prev_up, dict(pvals))
-        if same_layout:   # the row of the same layout, by position (what previous_row returns)
-            ids = [s.series_id for s in slots]
-            extra = {k: v for k, v in pvals.items() if k not in ids}
-            aligned = PreviousRow(prev_at, prev_up, None, 3, ids, [pvals[i] for i in ids])
-            if extra:     # the layout holds no series outside it: the by-id row must not either
-                by_dict = PreviousRow(prev_at, prev_up, {i: pvals[i] for i in ids})
-        else:
-            aligned = PreviousRow(prev_at, prev_up, None, 99, list(pvals), list(pvals.values()))
-    expected = build_row(result, 3, slots, by_dict, 15.0)
-    got = plan.build(result, aligned, 15.0)
-    assert got == expected
+def router_mib() -> dict:
+    mib = {"1.3.6.1.2.1.1.3.0": (0x43, 1000)}
+    for i in (1, 2, 3, 4):                       # Gigabit: both columns
+        for hc, low in (("ifHCInOctets", "ifInOctets"), ("ifHCOutOctets", "ifOutOctets"),
+                        ("ifHCInUcastPkts", "ifInUcastPkts"), ("ifHCOutUcastPkts", "ifOutUcastPkts")):
+            mib[f"{OID[hc]}.{i}"] = (0x46, 2**40 + i)
+            mib[f"{OID[low]}.{i}"] = (0x41, 1000 + i)
+    for i in (5, 6):                             # serial WAN links: 32-bit only
+        for low in ("ifInOctets", "ifOutOctets", "ifInUcastPkts", "ifOutUcastPkts"):
+            mib[f"{OID[low]}.{i}"] = (0x41, 500 + i)
+    for i in range(1, 7):
+        for name in ("ifInErrors", "ifOutErrors", "ifInDiscards", "ifOutDiscards"):
+            mib[f"{OID[name]}.{i}"] = (0x41, i)
+    return mib
 
 
-def test_rowplan_rejects_other_keys():
-    slots = [SeriesSlot(1, ("a", "1"), CounterSpec(32, None), None)]
-    plan = RowPlan(1, slots, (("a", "1"),), ())
-    other = PollResult(1, 1.0, None, {("a", "2"): CounterReading(1, 32)}, {})
-    assert not plan.matches(other)
+def poll(expected=None) -> tuple[PollResult, list[bytes]]:
+    async def main():
+        async with FakeAgent(router_mib()) as agent:
+            async with SnmpSession(SnmpTarget("127.0.0.1", agent.port, community="public", timeout=1,
+                                              retries=0)) as s:
+                result = await poll_switch(s, 1, IF_MIB, "2c", expected)
+            return result, list(agent.seen_types)
+    return asyncio.run(main())
+
+
+def widths(result: PollResult, obj: str) -> dict[str, int]:
+    return {k[1]: r.width for k, r in result.readings.items() if k[0] == obj}
+
+
+def test_each_interface_gets_its_64_bit_column_or_its_32_bit_one():
+    result, _ = poll({"port": frozenset(str(i) for i in range(1, 7))})
+    assert widths(result, "ifHCInOctets") == {"1": 64, "2": 64, "3": 64, "4": 64, "5": 32, "6": 32}
+    assert widths(result, "ifHCOutUcastPkts")["6"] == 32
+    assert result.readings[("ifHCInOctets", "5")].value == 505
+    assert result.notes == [] and result.missing_columns == []
+
+
+def test_known_interfaces_get_their_fallback_by_get_unknown_ones_by_walk():
+    _, with_inventory = poll({"port": frozenset(str(i) for i in range(1, 7))})
+    _, without = poll(None)
+    # the epoch scalars (GET), the 64-bit columns (GETBULK), then the two serial links' 2 x 4
+    # fallback instances in one GET; without an inventory, the fallback columns are walked
+    assert with_inventory == [GET, GETBULK, GET]
+    assert without == [GET, GETBULK, GETBULK]
+
+
+def test_an_interface_the_inventory_knows_that_answers_nothing_is_noted():
+    result, _ = poll({"port": frozenset({"1", "2", "3", "4", "5", "6", "7"})})
+    absent = {(n.object, n.reason) for n in result.notes if n.index == "7"}
+    assert ("ifHCInOctets", "not answered") in absent and ("ifInErrors", "not answered") in absent
+
+
+def test_the_first_walk_asks_the_64_bit_columns_and_v1_their_fallbacks():
+    v2 = columns_to_walk(IF_MIB, "2c")
+    v1 = columns_to_walk(IF_MIB, "1")
+    assert OID["ifHCInOctets"] in v2 and OID["ifInOctets"] not in v2
+    assert OID["ifInOctets"] in v1 and OID["ifHCInOctets"] not in v1

@@ -41,3 +41,43 @@ def test_vanished_entities_are_marked_gone_and_come_back():
     assert a2.gone_at is None and Port.objects.filter(switch=switch).count() == 2
     assert VirtualChannel.objects.filter(switch=switch, gone_at__isnull=True).count() == 2
     assert VirtualPath.objects.filter(switch=switch).count() == 2
+
+
+def test_a_table_that_failed_keeps_what_it_would_have_told_and_marks_nothing_gone():
+    switch = Switch.objects.create(name="part", address="127.0.0.1", detected_profile="if-mib")
+    snap = Snapshot(ports=[PortInfo(key="1", name="eth0", label="uplink", speed_bps=10**9, oper_status="up"),
+                           PortInfo(key="2", name="eth1", label="spare", speed_bps=10**9, oper_status="up")])
+    apply_snapshot(switch, snap)
+    # ifXTable times out: names, aliases and high speeds would come back blank; port 2 is not listed.
+    blank = Snapshot(ports=[PortInfo(key="1", name="eth0 descr", label="", speed_bps=None, oper_status="down")])
+    report = apply_snapshot(switch, blank, failed={"ifName", "ifAlias", "ifHighSpeed"},
+                            failures=["ifName ... (1.3.6.1.2.1.31.1.1.1): no response"])
+    assert not report.complete and "NOT WALKED: ifName" in report.summary()
+    p1 = Port.objects.get(switch=switch, key="1")
+    assert (p1.name, p1.label, p1.oper_status) == ("eth0", "uplink", "down")   # ifTable's own fields updated
+    assert p1.speed_bps == 10**9                     # comes from ifSpeed/ifHighSpeed: kept
+    assert Port.objects.get(switch=switch, key="2").gone_at is not None      # the port table itself answered
+    # The port table itself failing: nothing is touched.
+    report = apply_snapshot(switch, Snapshot(), failed={"ifDescr", "ifType"}, failures=["ifDescr ...: timeout"])
+    assert report.counts == {} and Port.objects.get(switch=switch, key="1").gone_at is None
+
+
+def test_values_are_fitted_to_their_columns_not_refused():
+    switch = Switch.objects.create(name="fit", address="127.0.0.1", detected_profile="if-mib")
+    snap = Snapshot(ports=[PortInfo(key="1", name="x" * 300, label="y" * 400, if_index=1, max_vpcs=2**40,
+                                    speed_bps=10**9)])
+    report = apply_snapshot(switch, snap)
+    p = Port.objects.get(switch=switch, key="1")
+    assert len(p.name) == 255 and len(p.label) == 255 and p.max_vpcs is None and report.fitted == 3
+
+
+def test_duplicate_agent_names_are_named_with_their_ifindex_and_a_rediscovery_keeps_them():
+    switch = Switch.objects.create(name="dup", address="127.0.0.1", detected_profile="if-mib")
+    snap = Snapshot(ports=[PortInfo(key=str(i), name=n, if_index=i) for i, n in ((1, "lo0"), (2, "em0"), (16, "lo0"))])
+    apply_snapshot(switch, snap)
+    names = dict(Port.objects.filter(switch=switch).values_list("key", "name"))
+    assert names == {"1": "lo0 (ifIndex 1)", "2": "em0", "16": "lo0 (ifIndex 16)"}
+    ids = dict(Port.objects.filter(switch=switch).values_list("key", "id"))
+    apply_snapshot(switch, Snapshot(ports=list(reversed(snap.ports))))
+    assert dict(Port.objects.filter(switch=switch).values_list("key", "name")) == names
+    assert dict(Port.objects.filter(switch=switch).values_list("key", "id")) == ids

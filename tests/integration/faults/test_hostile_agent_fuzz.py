@@ -12,8 +12,9 @@ import random
 import time
 
 from collector.core.counters import CounterSpec
-from collector.core.poll import PollResult, SeriesSlot, build_row, poll_switch
+from collector.core.poll import PollResult, poll_switch
 from collector.core.profiles import get_profile, object_by_name
+from collector.core.rows import SeriesSlot, build_row
 from collector.core.snmp import SnmpSession
 from collector.core.snmp_types import SnmpError, SnmpTarget
 from tests.support.agents import FakeAgent, mutate
@@ -80,7 +81,7 @@ def _derive(result: PollResult) -> None:
     slots = [SeriesSlot(i, key, CounterSpec(r.width, None), None) for i, (key, r) in enumerate(result.readings.items())]
     prev = build_row(result, 1, slots, None, 15.0)
     shifted = PollResult(1, result.at + 15, result.uptime_cs, result.readings, result.discontinuity)
-    from collector.core.poll import PreviousRow
+    from collector.core.rows import PreviousRow
 
     values = {s.series_id: v for s, v in zip(slots, prev.raw)}
     build_row(shifted, 1, slots, PreviousRow(prev.at, prev.uptime_cs, values), 15.0)

@@ -74,7 +74,8 @@ def test_database_outage_spools_then_writes_everything_in_order(db_through_proxy
 
 
 def test_a_torn_spool_line_is_set_aside_not_fatal(settings, tmp_path):
-    from collector.core.poll import CounterReading, PollResult
+    from collector.core.poll import PollResult
+    from collector.core.readings import CounterReading
 
     settings.CELLAR_SPOOL_DIR = tmp_path
     good = PollResult(42, 1000.0, 5, {("ifHCInOctets", "1"): CounterReading(7, 64)}, {})

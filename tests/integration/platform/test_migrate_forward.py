@@ -45,6 +45,12 @@ def _old_rows() -> dict:
                        VALUES (%s, '1', 1, 'eth0', '', '', 'ethernet', false, 1000000000, 'up', 'up', '', '', now())
                        RETURNING id""", [switch_id])
         port_id = cur.fetchone()[0]
+        # Two interfaces the old code named alike (it kept the agent's name as it was).
+        for key in ("2", "3"):
+            cur.execute("""INSERT INTO inventory_port (switch_id, key, if_index, name, label, description, port_type,
+                           is_atm, admin_status, oper_status, neighbor_address, neighbor_ifname, first_seen)
+                           VALUES (%s, %s, %s, 'lo0', '', '', 'loopback', false, 'up', 'up', '', '', now())""",
+                        [switch_id, key, int(key)])
         cur.execute("""INSERT INTO traffic_series (switch_id, object_name, index, kind, port_id, direction, metric,
                        unit, width, capacity_per_s, first_seen, reset_series_id)
                        VALUES (%s, 'ifHCInOctets', '1', 'counter', %s, 'in', 'octets', 'octets', 64, 125000000,
@@ -83,9 +89,16 @@ def _old_rows() -> dict:
 
 
 def test_a_database_from_before_the_move_migrates_forward_without_losing_a_row():
+    _migrate(BEFORE)
+    try:
+        _check_forward()
+    finally:       # whatever happened, leave the test database at today's schema for the next tests
+        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+
+def _check_forward():
     from django.db.migrations.recorder import MigrationRecorder
 
-    _migrate(BEFORE)
     with connection.cursor() as cur:
         cur.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'traffic_series'")
         assert "reset_series_id" in {r[0] for r in cur.fetchall()}       # really the old schema
@@ -97,12 +110,18 @@ def test_a_database_from_before_the_move_migrates_forward_without_losing_a_row()
     from collector.archive import ingest
     from collector.archive.models import Layout, PollLog, Rollup1m, RollupWatermark, Sample, Series
     from collector.core.facts import stored_to_u64
-    from collector.core.poll import CounterReading, PollResult
+    from collector.core.poll import PollResult
+    from collector.core.readings import CounterReading
     from collector.inventory.models import Switch
     from collector.poller.models import HostCheck, HostState, SwitchHealth
 
     applied = {(m.app, m.name) for m in MigrationRecorder.Migration.objects.all()}
     assert ("archive", "0002_drop_reset_series") in applied and ("poller", "0001_models_from_status") in applied
+    from collector.inventory.models import Port
+
+    names = dict(Port.objects.filter(switch_id=ids["switch"]).values_list("key", "name"))
+    assert names == {"1": "eth0", "2": "lo0 (ifIndex 2)", "3": "lo0 (ifIndex 3)"}
+    assert set(Port.objects.filter(switch_id=ids["switch"]).values_list("agent_name", flat=True)) == {"eth0", "lo0"}
     series = Series.objects.get(pk=ids["series"])
     assert (series.object_name, series.width, series.port.name) == ("ifHCInOctets", 64, "eth0")
     samples = list(Sample.objects.filter(switch_id=ids["switch"]).order_by("time"))

@@ -59,7 +59,7 @@ def test_the_writer_stores_lz4_arrays_on_both_paths(batch):
     # One row is an INSERT of array text; a batch is COPY into a temporary table, then INSERT ...
     # SELECT, which moves the arrays compressed as the temporary table compressed them.
     from collector.archive.writer import write_samples
-    from collector.core.poll import SampleRow
+    from collector.core.rows import SampleRow
 
     rows = [SampleRow(switch_id=999998, at=1_700_000_000.0 + 15 * i, uptime_cs=100 * i, layout_id=1,
                       interval_ms=15000, raw=[k * 1000 + i for k in range(600)], delta=[k for k in range(600)],

@@ -116,6 +116,21 @@ def test_switch_summary_and_poll_health(client, network):
     assert "10 days, 6:26" in row_with(rows, "fore-a")
 
 
+def test_the_switch_page_shows_values_the_poll_could_not_use(client, network):
+    from django.utils import timezone
+
+    from collector.archive import writer
+    from collector.core.readings import READ_AS_64, WRONG_TYPE, ValueNote, summarize
+
+    assert "every value fore-a answered was used" in text(client.get("/switches/fore-a/"))
+    notes = summarize([ValueNote("portReceivedCells", "0", WRONG_TYPE, "n/a", False),
+                       ValueNote("ifHCInOctets", "3.0.100", READ_AS_64, "5", True)])
+    writer.write_poll_log(network["sa"].id, timezone.now().timestamp(), "partial", 10, 5, 4, "x", notes)
+    rows = rows_of(client.get("/switches/fore-a/"), "value-notes")
+    assert any("A1" in r and "portReceivedCells" in r and WRONG_TYPE in r and "n/a" in r for r in rows), rows
+    assert any("A4" in r and READ_AS_64 in r for r in rows), rows
+
+
 def test_port_table_columns_of_tables_2b_2c(client, network):
     resp = client.get("/switches/fore-a/")
     rows = rows_of(resp, "ports")

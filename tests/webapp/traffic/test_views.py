@@ -281,7 +281,7 @@ def test_export_cli(net, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--switch", "nope", "--port", "A1"], "unknown switch 'nope'"),
-    (["--switch", "asx-1", "--port", "Z9"], "no series on port 'Z9'"),
+    (["--switch", "asx-1", "--port", "Z9"], "no port 'Z9' on asx-1"),
     (["--switch", "asx-1", "--port", "A1", "--vci", "5"], "--vci needs --vpi"),
     (["--switch", "asx-1", "--port", "A1", "--start", "2026-11-22T10:00Z", "--end", "2026-11-22T09:00Z"],
      "is not before end"),
@@ -390,7 +390,7 @@ def test_readable_links_to_a_port_vp_or_vc(net, client):
     assert client.get("/traffic/port/asx-1/A1/?direction=out")["Location"].startswith(f"/traffic/?s={net.tx.id}&")
     assert client.get("/traffic/port/router-1/eth0/")["Location"].startswith(f"/traffic/?s={net.ip_in.id}&")
     missing = client.get("/traffic/port/asx-1/Q7/")
-    assert missing.status_code == 404 and "no traffic series for port 'Q7'" in html.unescape(missing.content.decode())
+    assert missing.status_code == 404 and "no port 'Q7' on asx-1" in html.unescape(missing.content.decode())
     assert client.get("/traffic/port/asx-1/A1/?vpi=x").status_code == 404
 
 

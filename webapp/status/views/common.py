@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from collector.inventory import ports
 from collector.inventory.models import Host, Port, Switch
 from collector.poller.models import SwitchHealth
 from webapp.status import queries as q
@@ -86,18 +87,12 @@ def host_or_404(request: HttpRequest, name: str) -> tuple[Host | None, HttpRespo
 
 
 def find_port(switch: Switch, name: str) -> Port | None:
-    """A port of a switch by name (unique), else by the agent's key (FORE portNumber / ifIndex)."""
-    hits = list(Port.objects.filter(switch=switch, name=name).order_by("gone_at", "id")[:2])
-    present = [p for p in hits if p.gone_at is None]
-    if len(present) == 1 or (len(hits) == 1):
-        return (present or hits)[0]
-    by_key = Port.objects.filter(switch=switch, key=name).first()
-    return by_key or (hits[0] if hits else None)
-
-
-def port_ref(switch_name: str, port, duplicates: set[str]) -> str:
-    """The URL component naming a port: its name, or its key when several ports share that name."""
-    return port.key if port.name in duplicates else port.name
+    """A port of a switch by its (unique) name, its agent name when unique, ifindex:N or the
+    agent's key; None when that names no port or several (the 404 page lists them)."""
+    try:
+        return ports.find_port(switch, name)
+    except ports.PortLookupError:
+        return None
 
 
 def safe_next(request: HttpRequest, fallback: str) -> str:

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from collector.archive.models import PollLog
+from collector.archive.models import PollLog, Series
 from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
 from collector.poller import actions
 from webapp.status import queries as q
@@ -23,7 +23,6 @@ from webapp.status.views.common import (
     neighbor_view,
     not_found,
     plot_url,
-    port_ref,
     port_url,
     pvc_row,
     safe_next,
@@ -31,13 +30,6 @@ from webapp.status.views.common import (
     summary_of,
     switch_or_404,
 )
-
-
-def _duplicates(ports) -> set[str]:
-    seen, dup = set(), set()
-    for p in ports:
-        (dup if p.name in seen else seen).add(p.name)
-    return dup
 
 
 def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
@@ -49,10 +41,9 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
     include_gone = request.GET.get("gone") == "1"
     data = q.load_network(rates=False, topology_only=True)
     table = port_table(switch, data.net, include_gone=include_gone)
-    dup = _duplicates(r.port for r in table.rows)
     rows = []
     for r in table.rows:
-        ref = port_ref(switch.name, r.port, dup)
+        ref = r.port.name
         if state == "up" and r.port.oper_status != "up":
             continue
         if state == "down" and r.port.oper_status == "up":
@@ -69,7 +60,7 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
     links = _switch_links(data, switch)
     context = {"switch": switch, "h": health, "health": health_of(switch, health, now), "summary": summary,
                "rows": rows, "table": table, "polls": polls, "links": links, "state": state,
-               "include_gone": include_gone, "now": now, "dup": dup,
+               "include_gone": include_gone, "now": now, "value_notes": q.value_notes(switch),
                "stale": stale(table.latest, switch, now), "tab": "ports"}
     return render(request, "status/switch_detail.html", context)
 
@@ -146,7 +137,10 @@ def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
                 "rate_out": rates.get(("out", p.id, vp.vpi, None)),
                 "plot": plot_url(switch.name, p.name, "in", vp.vpi)} for vp in vps]
     xcs = [(x, data.net.trace_xc(x)) for x in data.net.xcs if p.id in (x.in_port_id, x.out_port_id)]
+    widths = list(Series.objects.filter(port=p, vp__isnull=True, vc__isnull=True, kind="counter").order_by(
+        "metric", "direction").values_list("object_name", "direction", "width"))
     context = {"switch": switch, "port": p, "r": row, "table": table, "vc_rows": vc_rows, "vp_rows": vp_rows,
+               "widths": widths,
                "xcs": [pvc_row(data, x, t) for x, t in xcs],
                "neighbors": [neighbor_view(data, nb) for nb in data.net.neighbors.get(p.id, [])],
                "plot_in": plot_url(switch.name, p.name, "in"), "plot_out": plot_url(switch.name, p.name, "out"),

@@ -18,6 +18,11 @@ class Command(BaseCommand):
         switch = switch_named(o["name"])
         try:
             report = actions.discover(switch.id)
+        except actions.DiscoveryFailed as exc:
+            raise CommandError(str(exc)) from None
         except actions.DISCOVERY_ERRORS as exc:
             raise CommandError(f"{switch.name}: {classify(exc)}: {exc}") from None
         self.stdout.write(report.summary())
+        if not report.complete:
+            raise CommandError(f"{switch.name}: discovery incomplete, kept what was read: "
+                               + "; ".join(report.failures))

@@ -13,6 +13,8 @@ from typing import BinaryIO, TextIO
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from collector.archive.models import Series
+from collector.inventory.models import Switch
+from collector.inventory.ports import PortLookupError, find_port
 from webapp.traffic import catalog, csvexport, params, service, tiers, units
 from webapp.traffic.catalog import UnknownSeries
 from webapp.traffic.params import BadRequest, PlotRequest
@@ -63,7 +65,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--switch", required=True, help="switch name")
-        parser.add_argument("--port", required=True, help="port name, e.g. A1")
+        parser.add_argument("--port", required=True,
+                            help="port name (e.g. A1, Gi1/0/1, 'lo0 (ifIndex 16)') or ifindex:N")
         parser.add_argument("--direction", choices=["in", "out"], help="receive (in) or transmit (out); default both")
         parser.add_argument("--vpi", type=int, help="a virtual path of the port")
         parser.add_argument("--vci", type=int, help="a virtual channel (needs --vpi)")
@@ -101,9 +104,14 @@ class Command(BaseCommand):
                              f"({tiers.RES_LABEL[plan.res]}) written to {o['output']}\n")
 
     def _series(self, o: dict) -> list[catalog.SeriesInfo]:
-        qs = catalog.counters().filter(switch__name=o["switch"], port__name=o["port"])
-        if not Series.objects.filter(switch__name=o["switch"]).exists():
+        switch = Switch.objects.filter(name=o["switch"]).first()
+        if switch is None or not Series.objects.filter(switch=switch).exists():
             raise CommandError(f"unknown switch {o['switch']!r} (or nothing polled on it yet)")
+        try:
+            port = find_port(switch, o["port"])
+        except PortLookupError as exc:
+            raise CommandError(str(exc)) from None
+        qs = catalog.counters().filter(port=port)
         if not qs.exists():
             raise CommandError(f"no series on port {o['port']!r} of {o['switch']}")
         if o["vci"] is not None and o["vpi"] is None:

@@ -2,8 +2,9 @@
 
 Cellar: runner.poll_once(switch_id) in a loop, exactly what a worker thread runs per poll (switch
 row, SNMP session, walk, readings, layout, previous row, derivation, INSERT, poll log, health).
-Its CPU is time.process_time() of this process around the loop; the PostgreSQL backend serving
-this process is read from /proc/<pid>/stat and reported separately.
+Like a worker (collector.poller.celery_app), the process freezes its startup heap (gc.freeze)
+before measuring. Its CPU is time.process_time() of this process around the loop; the
+PostgreSQL backend serving this process is read from /proc/<pid>/stat and reported separately.
 Reference: `snmpbulkwalk -v2c -Cr<reps> -On -m ""` of each column Cellar walks (one process per
 column: net-snmp walks one subtree per invocation), CPU from each child's own rusage (os.wait4),
 process start included.
@@ -48,7 +49,7 @@ def _backend_pid() -> int:
 
 def _measure(ctx: Context, key: str, title: str, switch, address: str, port: int, community: str,
              columns: list[str], polls: int) -> list[Measure]:
-    from collector.poller import actions, runner
+    from collector.poller import actions, celery_app, runner
 
     # As a deployed switch is: discovered (the poller then knows which interfaces need their
     # 32-bit fallback and reads only those; before discovery it walks the fallback columns).
@@ -57,6 +58,7 @@ def _measure(ctx: Context, key: str, title: str, switch, address: str, port: int
         out = runner.poll_once(switch.id)
         if not out.ok:
             raise RuntimeError(f"{title}: warm-up poll failed: {out.status} {out.error}")
+    celery_app.freeze_startup_heap()         # what a worker does once it has started
     cellar, ref, ratio, db_cpu, walls = [], [], [], [], []
     samples_c = samples_r = 0
     for r in range(ctx.runs):

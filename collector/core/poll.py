@@ -92,6 +92,19 @@ def columns_to_walk(profile: Profile, snmp_version: str) -> list[str]:
     return [object_by_name(n).oid for n in names]
 
 
+def _usable_keys(rows: Mapping[tuple[int, ...], Value]) -> set[str]:
+    """Index strings of the instances of a 64-bit column that answered a usable value."""
+    memo = INDEX_STRINGS.get
+    if set(map(type, rows.values())) == {Counter64Value}:
+        # The usual answer, checked and mapped at C speed (this runs every poll, for every
+        # instance of every 64-bit column); the cache misses only on a poll's first sight of an index.
+        keys = set(map(memo, rows))
+        if None not in keys:
+            return keys                                  # type: ignore[return-value]
+    return {memo(i) or index_str(i) for i, v in rows.items()
+            if type(v) is Counter64Value or (type(v) is int and v >= 0)}
+
+
 def _fallback_needs(profile: Profile, walked: Walk, expected: Mapping[str, Collection[str]] | None
                     ) -> tuple[list[str], dict[str, list[str]]]:
     """(fallback columns to walk, fallback column -> instances to GET) after the first walk."""
@@ -108,10 +121,7 @@ def _fallback_needs(profile: Profile, walked: Walk, expected: Mapping[str, Colle
             # yet (before the first discovery): the whole fallback column tells which need it.
             walk.append(fallback)
             continue
-        memo = INDEX_STRINGS.get
-        answered = {memo(i) or index_str(i) for i, v in rows.items()
-                    if type(v) is Counter64Value or (type(v) is int and v >= 0)}
-        need = sorted(set(known) - answered)
+        need = sorted(set(known) - _usable_keys(rows))
         if len(need) > FALLBACK_GET_LIMIT:
             walk.append(fallback)
         elif need:

@@ -98,21 +98,18 @@ def judge(value: Value, column_width: int) -> tuple[CounterReading | None, str]:
 
 def _readings_of(counter: Counter, columns: list[tuple[Mapping[tuple[int, ...], Value], int]],
                  expected: Collection[str] | None, readings: dict[SeriesKey, CounterReading],
-                 notes: list[ValueNote]) -> bool:
-    """Rules 1-4 for one counter over its columns (64-bit first); True when anything answered."""
+                 notes: list[ValueNote]) -> None:
+    """Rules 1-4 for one counter over the columns that answered (64-bit first)."""
     name = counter.object
     memo = INDEX_STRINGS.get
     rejected: dict[str, ValueNote] = {}
-    answered = False
-    first = True
-    for rows, width in columns:
+    for n, (rows, width) in enumerate(columns):
         # The usual value type of the column, read without a call (the poller's hot path).
         usual = int if width == 32 else Counter64Value
         limit = 1 << width
         for index, value in rows.items():
-            answered = True
             key = memo(index) or index_str(index)
-            if not first and (name, key) in readings:
+            if n and (name, key) in readings:
                 continue                                 # the 64-bit column answered it (rule 1)
             if type(value) is usual and 0 <= value < limit:
                 readings[(name, key)] = CounterReading(value, width)
@@ -127,15 +124,17 @@ def _readings_of(counter: Counter, columns: list[tuple[Mapping[tuple[int, ...], 
             rejected.pop(key, None)
             if reason:
                 notes.append(ValueNote(name, key, reason, _text(value), True))
-        first = False
     notes.extend(rejected.values())
     # An expected instance that answered nothing, in a column others answered (a column nobody
     # answered is reported once, as missing, by readings_from_walk).
-    if answered and expected is not None and not counter.optional:
-        for key in expected:
-            if (name, key) not in readings and key not in rejected:
-                notes.append(ValueNote(name, key, NOT_ANSWERED, "", False))
-    return answered
+    if columns and expected is not None and not counter.optional:
+        seen: set[str | None] = set()
+        for rows, _ in columns:
+            seen.update(map(memo, rows))                 # C speed: the loop above memoized every index
+        if None in seen:                                 # ... unless the memo is full
+            seen = {index_str(i) for rows, _ in columns for i in rows}
+        for key in sorted(set(expected) - seen):
+            notes.append(ValueNote(name, key, NOT_ANSWERED, "", False))
 
 
 def readings_from_walk(profile: Profile, snmp_version: str, walked: Walk,
@@ -158,7 +157,8 @@ def readings_from_walk(profile: Profile, snmp_version: str, walked: Walk,
             if rows:
                 columns.append((rows, obj.width or 32))
         entity_expected = expected.get(counter.entity) if expected is not None else None
-        if not _readings_of(counter, columns, entity_expected, readings, notes) and not counter.optional:
+        _readings_of(counter, columns, entity_expected, readings, notes)
+        if not columns and not counter.optional:
             missing.append(counter.object)
     discontinuity: dict[SeriesKey, int] = {}
     if profile.row_discontinuity:

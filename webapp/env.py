@@ -6,6 +6,7 @@ All variables are documented in .env.example.
 """
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -80,7 +81,7 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
     return value
 
 
-def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+def env_float(name: str, default: float, *, minimum: float = 0.0, maximum: float | None = None) -> float:
     READ.add(name)
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
@@ -89,8 +90,12 @@ def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
         value = float(raw)
     except ValueError:
         raise EnvError(f"{name}={raw!r} is not a number") from None
+    if not math.isfinite(value):
+        raise EnvError(f"{name}={raw!r} is not a finite number")
     if value < minimum:
         raise EnvError(f"{name}={value} is below the minimum {minimum}")
+    if maximum is not None and value > maximum:
+        raise EnvError(f"{name}={value} is above the maximum {maximum}")
     return value
 
 

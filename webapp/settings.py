@@ -85,8 +85,10 @@ INSTALLED_APPS = [
     "collector.inventory",
     "collector.archive",
     "collector.poller",
+    "collector.studies",
     "webapp.traffic",
     "webapp.status",
+    "webapp.datasets",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -96,6 +98,7 @@ MIGRATION_MODULES = {
     "inventory": "migrations.inventory",
     "archive": "migrations.archive",
     "poller": "migrations.poller",
+    "studies": "migrations.studies",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
 }
@@ -195,6 +198,11 @@ try:
     CELLAR_RETENTION_POLL_LOG_DAYS = env.env_int("CELLAR_RETENTION_POLL_LOG_DAYS", 400, minimum=0)
     # Points per series above which a plot reads the next coarser tier.
     CELLAR_PLOT_MAX_POINTS = env.env_int("CELLAR_PLOT_MAX_POINTS", 2000, minimum=100, maximum=100000)
+    # Significant bursts (analysis/bursts.py): a rate above max(K x the window's median,
+    # CAPACITY_PCT % of the port's capacity) for at least MIN_SECONDS; a request may override each.
+    CELLAR_BURST_K = env.env_float("CELLAR_BURST_K", 4.0, minimum=0.0)
+    CELLAR_BURST_CAPACITY_PCT = env.env_float("CELLAR_BURST_CAPACITY_PCT", 10.0, minimum=0.0, maximum=100.0)
+    CELLAR_BURST_MIN_SECONDS = env.env_int("CELLAR_BURST_MIN_SECONDS", 60, minimum=0, maximum=86400 * 7)
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

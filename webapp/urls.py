@@ -16,5 +16,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz),
     path("traffic/", include("webapp.traffic.urls")),
+    path("datasets/", include("webapp.datasets.urls")),
     path("", include("webapp.status.urls")),
 ]

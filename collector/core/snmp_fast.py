@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 
 from collector.core import snmp_codec as codec
 from collector.core.snmp_types import (
@@ -19,7 +18,7 @@ from collector.core.snmp_types import (
     SnmpStats,
     SnmpTarget,
     SnmpTimeout,
-    pick_address,
+    resolve,
     timeout_message,
 )
 
@@ -90,14 +89,7 @@ class FastBackend:
                 return
             t = self.target
             loop = asyncio.get_running_loop()
-            try:
-                infos = await loop.getaddrinfo(t.host, t.port, type=socket.SOCK_DGRAM,
-                                               proto=socket.IPPROTO_UDP)
-            except (socket.gaierror, UnicodeError, OSError) as e:
-                raise SnmpError(f"cannot resolve {t.label}: {e}") from None
-            if not infos:
-                raise SnmpError(f"cannot resolve {t.label}")
-            family, _, _, _, addr = pick_address(infos)
+            family, addr = await resolve(t)
             try:
                 transport, proto = await loop.create_datagram_endpoint(
                     lambda: _UdpClientProtocol(self.stats, t.label),

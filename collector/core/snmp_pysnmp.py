@@ -21,7 +21,7 @@ from collector.core.snmp_types import (
     SnmpStats,
     SnmpTarget,
     SnmpTimeout,
-    pick_address,
+    resolve,
     timeout_message,
 )
 
@@ -143,15 +143,7 @@ class PysnmpBackend:
                 eng = eng.pysnmp_engine(t)
             elif not isinstance(eng, _PysnmpEngine):
                 raise SnmpConfigError("engine must be collector.core.snmp_pysnmp.Engine or a pysnmp SnmpEngine")
-            loop = asyncio.get_running_loop()
-            try:
-                infos = await loop.getaddrinfo(t.host, t.port, type=socket.SOCK_DGRAM,
-                                               proto=socket.IPPROTO_UDP)
-            except (socket.gaierror, UnicodeError, OSError) as e:
-                raise SnmpError(f"cannot resolve {t.label}: {e}") from None
-            if not infos:
-                raise SnmpError(f"cannot resolve {t.label}")
-            family, _, _, _, addr = pick_address(infos)
+            family, addr = await resolve(t)
             cls = Udp6TransportTarget if family == socket.AF_INET6 else UdpTransportTarget
             try:
                 transport = await cls.create((addr[0], t.port), timeout=t.timeout,

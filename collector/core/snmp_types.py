@@ -8,6 +8,7 @@ choices and both backends are built from them.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from dataclasses import asdict, dataclass, field
 
@@ -170,6 +171,19 @@ def pick_address(infos: list) -> tuple:
         if info[0] == socket.AF_INET:
             return info
     return infos[0]
+
+
+async def resolve(t: SnmpTarget) -> tuple[int, tuple]:
+    """(address family, socket address) of the agent, IPv4 first; SnmpError when it does not resolve."""
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(t.host, t.port, type=socket.SOCK_DGRAM, proto=socket.IPPROTO_UDP)
+    except (socket.gaierror, UnicodeError, OSError) as e:
+        raise SnmpError(f"cannot resolve {t.label}: {e}") from None
+    if not infos:
+        raise SnmpError(f"cannot resolve {t.label}")
+    family, _, _, _, addr = pick_address(infos)
+    return family, addr
 
 
 def status_name(es: int) -> str:

@@ -23,6 +23,7 @@ from django.db import DatabaseError, close_old_connections
 
 log = logging.getLogger(__name__)
 REFRESH_S = 5.0
+BURST_SCAN_S = 900.0     # every 15 minutes: a day's bursts are known within ~20 minutes
 EARLY_S = 0.02       # a slot counts as reached this much before it (see Phased.is_due)
 _FIB_MULT = 0x9E3779B97F4A7C15   # 2**64 / golden ratio, odd: Fibonacci hashing
 
@@ -99,6 +100,12 @@ def static_entries() -> dict[str, dict]:
         "rollup": {
             "task": "cellar.rollup", "schedule": float(settings.CELLAR_ROLLUP_INTERVAL),
             "options": {"queue": "default", "expires": settings.CELLAR_ROLLUP_INTERVAL},
+        },
+        # Significant bursts of each day in the 1-minute tier, stored for the data inventory
+        # (collector/studies/bursts.py); the day still filling is scanned again each time.
+        "bursts": {
+            "task": "cellar.scan_bursts", "schedule": BURST_SCAN_S,
+            "options": {"queue": "default", "expires": BURST_SCAN_S},
         },
         # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
         "retention": {

@@ -9,8 +9,9 @@ from django.conf import settings
 
 from collector.archive import rollup as archive_rollup
 from collector.inventory.models import Host
-from collector.poller import actions, hostcheck
+from collector.poller import actions, hostcheck, schedule
 from collector.poller.celery_app import app
+from collector.studies import bursts as studies_bursts
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,12 @@ def rollup() -> dict:
     Rollup and retention share a PostgreSQL advisory lock: an overlapping run skips."""
     budget = max(5.0, settings.CELLAR_ROLLUP_INTERVAL * 0.8)
     return archive_rollup.run(budget_s=budget).summary()
+
+
+@app.task(name="cellar.scan_bursts")
+def scan_bursts() -> dict:
+    """Find and store the significant bursts of the days the 1-minute tier holds (bounded run)."""
+    return studies_bursts.run(budget_s=0.8 * schedule.BURST_SCAN_S)
 
 
 @app.task(name="cellar.retention")

@@ -25,8 +25,9 @@ from django.utils import timezone
 from collector.archive.models import PollLog, Series
 from collector.archive.rollup import drawn_sql
 from collector.archive.tiers import TIERS
-from collector.core.facts import stored_to_u64
+from collector.core.facts import capacity_per_s, stored_to_u64
 from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
+from collector.poller.models import HostState
 from webapp.status import pathmodel as pm
 from webapp.status import pathtrace as pt
 
@@ -349,3 +350,12 @@ def value_notes(switch: Switch, within: timedelta = timedelta(days=1)) -> ValueN
     examples = [{"port": names.get(str(index).split(".")[0], ""), "counter": obj, "index": index, "reason": reason,
                  "value": value} for obj, index, reason, value in notes.get("examples", [])]
     return ValueNotes(at, notes.get("not_used") or {}, notes.get("read_by_rule") or {}, examples)
+
+
+def window_inputs(port_ids: set[int], hosts: list[pm.HostInfo]) -> tuple[dict[int, float], dict[str, float | None]]:
+    """Line rates (cells/s) of the ports a path crosses, and the hosts' latest check RTTs (ms)."""
+    cells = {pid: float(capacity_per_s("cells", speed, cap) or 0)
+             for pid, speed, cap in Port.objects.filter(id__in=port_ids).values_list("id", "speed_bps",
+                                                                                      "capacity_cells")}
+    rtts = dict(HostState.objects.filter(host_id__in=[h.id for h in hosts]).values_list("host__name", "rtt_ms"))
+    return {k: v for k, v in cells.items() if v}, rtts

@@ -5,12 +5,18 @@ they are matched with the path converter; the more specific patterns come first.
 """
 from django.urls import path
 
-from webapp.status.views import connections, dashboard, hosts, switches
+from webapp.status.views import connections, dashboard, hosts, runs, switches
 
 app_name = "status"
 urlpatterns = [
     path("", dashboard.dashboard, name="dashboard"),
     path("hosts/", hosts.hosts, name="hosts"),
+    path("runs/", runs.run_list, name="runs"),
+    path("runs/new", runs.run_create, name="run_create"),
+    path("runs/api", runs.runs_api, name="runs_api"),
+    path("runs/api/<int:run_id>", runs.run_api, name="run_api"),
+    path("runs/<int:run_id>/", runs.run_detail, name="run"),
+    path("runs/<int:run_id>/accounting.csv", runs.run_csv, name="run_csv"),
     path("hosts/<path:name>/check", hosts.host_check, name="host_check"),
     path("hosts/<path:name>/", hosts.host_detail, name="host"),
     path("switches/", dashboard.switches, name="switches"),

@@ -102,7 +102,20 @@ SCHEMAS = {
             "factor": {"type": "number"}, "stats": {"$ref": "#/components/schemas/Stats"},
             "n_points": {"type": "integer"},
             "points": {"$ref": "#/components/schemas/Points", "description": "left out with points=0"},
-            "gaps": {"type": "array", "items": {"$ref": "#/components/schemas/Gap"}}}}]},
+            "gaps": {"type": "array", "items": {"$ref": "#/components/schemas/Gap"}},
+            "bursts": {"$ref": "#/components/schemas/Bursts", "description": "left out with bursts=0"}}}]},
+    "Burst": {"type": "object", "required": ["start", "end", "duration_s", "peak", "mean", "volume"], "properties": {
+        "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
+        "duration_s": {"type": "number"}, "peak": {"type": "number"}, "mean": {"type": "number"},
+        "volume": {"type": "integer", "description": "units counted (cells, octets, packets)"},
+        "points": {"type": "integer"}, "gap_s": {"type": "number", "description": "unknown time inside"}}},
+    "Bursts": {"type": "object", "required": ["median", "threshold", "bursts"], "properties": {
+        "median": NULLABLE_NUMBER, "threshold": NULLABLE_NUMBER,
+        "bursts": {"type": "array", "items": {"$ref": "#/components/schemas/Burst"}}}},
+    "BurstRule": {"type": "object", "required": ["k", "capacity_pct", "min_duration_s", "definition"],
+                  "properties": {"k": {"type": "number"}, "capacity_pct": {"type": "number"},
+                                 "min_duration_s": {"type": "number"}, "definition": {"type": "string"},
+                                 "found_at": {"type": "string", "description": "the resolution searched"}}},
     "Data": {"type": "object", "required": ["start", "end", "resolution", "unit", "series"], "properties": {
         "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
         "now": {"type": "string", "format": "date-time"}, "range": {"type": "string"},
@@ -111,6 +124,13 @@ SCHEMAS = {
         "unit_label": {"type": "string"}, "stack": {"type": "boolean"}, "query": {"type": "string"},
         "notes": {"type": "array", "items": {"type": "string"}}, "server_ms": {"type": "number"},
         "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesData"}},
+        "burst_rule": {"$ref": "#/components/schemas/BurstRule"},
+        "runs": {"type": "array", "description": "experiment runs overlapping the range (at most 50)",
+                 "items": {"type": "object", "required": ["id", "name", "start"], "properties": {
+                     "id": {"type": "integer"}, "name": {"type": "string"},
+                     "start": {"type": "string", "format": "date-time"},
+                     "end": {"type": ["string", "null"], "format": "date-time"}, "url": {"type": "string"},
+                     "going_on": {"type": "boolean"}}}},
         "figure": {"type": "object", "description": "Plotly figure {data, layout} (figure=1)",
                    "required": ["data", "layout"],
                    "properties": {"data": {"type": "array"}, "layout": {"type": "object"}}}}},
@@ -161,7 +181,15 @@ def spec() -> dict:
                      "description": "0: leave out the point columns (n_points still says how many)."},
                     {"name": "p95", "in": "query", "schema": {**ON_OFF, "default": "1"},
                      "description": "0: leave out the 95th percentile (stats.p95 null), which reads a finer "
-                                    "resolution than the points; /traffic/api/p95 gives it on its own."}],
+                                    "resolution than the points; /traffic/api/p95 gives it on its own."},
+                    {"name": "bursts", "in": "query", "schema": {**ON_OFF, "default": "1"},
+                     "description": "0: do not look for significant bursts (a rate above max(burst_k x the "
+                                    "median of the range, burst_pct % of capacity) for at least burst_min s, "
+                                    "at the answer's resolution)."},
+                    {"name": "burst_k", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 1000}},
+                    {"name": "burst_pct", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 100}},
+                    {"name": "burst_min", "in": "query",
+                     "schema": {"type": "number", "minimum": 0, "maximum": 604800}}],
                 "responses": {"200": json_ok("Data", "Points, gaps and statistics per series"), "400": ERROR}}},
             "/traffic/api/p95": {"get": {
                 "operationId": "seriesP95", "summary": "95th percentile of each series' rates over a range",

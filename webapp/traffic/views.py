@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 
 from collector.core.isotime import iso
 from collector.inventory.models import Switch
-from webapp.traffic import catalog, csvexport, openapi, params, plots, service, tiers, units
+from webapp.traffic import bursts, catalog, csvexport, openapi, params, plots, runbands, service, tiers, units
 from webapp.traffic.catalog import UnknownSeries
 from webapp.traffic.params import BadRequest
 from webapp.traffic.units import UnitError
@@ -78,12 +78,17 @@ def data(request: HttpRequest) -> HttpResponse:
     figure = params.on_off(request.GET, "figure", False)
     with_points = params.on_off(request.GET, "points", True)
     with_p95 = params.on_off(request.GET, "p95", True)
+    rule = bursts.rule_from(request.GET)
     plan, _ = service.resolve(req)
     plotted = service.fetch(plan, with_p95=with_p95)
     body = service.data_json(plan, plotted, with_points=with_points)
+    found = bursts.attach(body, plotted, rule, plan.res == "raw")
+    runs = runbands.overlapping(plan.start, plan.end, plan.now)
+    body["runs"] = runbands.runs_json(runs, plan.now)
     if figure:
         body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
                                      plan.req.stack)
+        body["figure"]["layout"]["shapes"] += bursts.bands(found) + runbands.bands(runs, plan.now)
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     response = fast_json(body)
     response["Server-Timing"] = f"app;dur={body['server_ms']}"

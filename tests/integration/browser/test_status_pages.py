@@ -51,6 +51,8 @@ PAGES = [
     ("path-form", "/path/", "form#path-form", ["VCC path between two hosts"]),
     ("path", "/path/?src=alpha.example&dst=gamma.example", "ol.chain",
      ["joined by VC paths in both directions", "fore-b", "798"]),
+    ("path-window", "/path/?src=alpha.example&dst=gamma.example&rtt_ms=60", "#window-advice",
+     ["5,760 bytes", "limits TCP to 4.37 Mb/s"]),
     ("path-broken", "/path/?src=alpha&dst=beta", ".stop-reason",
      ["No VC path joins alpha.example and beta.example", "fore-b has no cross-connect for it"]),
     ("trace", "/path/vc/?switch=fore-b&port=A4&vpi=0&vci=200", "ol.chain", ["alpha.example → gamma.example"]),
@@ -108,3 +110,22 @@ def test_path_form_submits_without_javascript(page, live_server, net):
     chain = page.locator(".path-forward ol.chain").first.inner_text()
     for node in ("alpha.example", "fore-a", "fore-b", "gamma.example"):
         assert node in chain
+
+
+def test_run_page_with_cells_per_hop(page, live_server, net):
+    from datetime import timedelta
+
+    from collector.studies.models import ExperimentRun
+
+    run = ExperimentRun.objects.create(name="ftp B-C", start=net["now"] - timedelta(seconds=35),
+                                       end=net["now"] - timedelta(seconds=5), src_host=net["alpha"],
+                                       dst_host=net["gamma"], bytes_sent=24_000 * 48,
+                                       description="14 MB file, large windows")
+    page.goto(f"{live_server.url}/runs/{run.id}/")
+    page.wait_for_selector("table#hop-counts")
+    body = page.inner_text("table#hop-counts")
+    assert "fore-a" in body and "fore-b" in body and "consistent" in body
+    page.screenshot(path=str(SHOTS / "run.png"), full_page=True)
+    page.goto(f"{live_server.url}/runs/")
+    assert "ftp B-C" in page.inner_text("table#runs")
+    page.screenshot(path=str(SHOTS / "runs.png"), full_page=True)

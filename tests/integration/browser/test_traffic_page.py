@@ -214,6 +214,59 @@ def test_a_week_of_traffic_with_its_peak_envelope(live_server, page, transaction
     assert page.errors == []
 
 
+def test_a_burst_is_banded_listed_and_zoomable(live_server, page, transactional_db):
+    """An OC-3 port at 20,000 cells/s with 3 minutes at 200,000 (above 10 % of capacity)."""
+    now = rollup.db_now()
+    t0 = floor_time(now - timedelta(hours=1), 3600)
+    sw = f.switch("bursty")
+    s = f.series(f.port(sw, "B1", label="sc95-floor"), "out")
+    lay = f.layout(sw, [s])
+    rows = [(0.0, None, [None], [32])]
+    for k in range(1, 200):
+        rate = 200_000 if 100 <= k < 112 else 20_000
+        rows.append((15.0 * k, 15000, [15 * rate], [0]))
+    f.insert(sw, lay, rows, t0=t0)
+    pg = page.page
+    pg.goto(f"{live_server.url}/traffic/?s={s.id}&start={t0:%Y-%m-%dT%H:%M:%SZ}"
+            f"&end={t0 + timedelta(minutes=50):%Y-%m-%dT%H:%M:%SZ}")
+    page.loaded("raw samples")
+    bands = pg.evaluate("document.getElementById('plot').layout.shapes.filter(s => s.name === 'burst')"
+                        ".map(s => [s.x0, s.x1])")
+    start, end = t0 + timedelta(seconds=15 * 99), t0 + timedelta(seconds=15 * 111)
+    assert bands == [[f"{start:%Y-%m-%d %H:%M:%S}", f"{end:%Y-%m-%d %H:%M:%S}"]]
+    listed = pg.inner_text("#bursts")
+    assert "1 found at raw samples" in listed and "3.0 min" in listed and "36,000,000 cells" in listed
+    page.shot("burst")
+    pg.click("#bursts a:has-text('zoom')")
+    page.loaded("raw samples")
+    assert "start=" in pg.url and pg.inner_text("#bursts tbody").count("zoom") == 1
+    assert page.errors == []
+
+
+def test_the_data_inventory_marks_bursts_and_opens_the_plot_zoomed_to_them(live_server, page, transactional_db):
+    from collector.studies import bursts as scan
+    from tests.support import burst_archive
+
+    f.reset_rollups()
+    arc = burst_archive.build()
+    scan.run(budget_s=120)
+    pg = page.page
+    pg.goto(f"{live_server.url}/datasets/")
+    pg.wait_for_selector("table#inventory tbody tr")
+    rows = pg.inner_text("table#inventory tbody")
+    assert "sc95-floor" in rows and "B1" in rows and "B2" in rows
+    assert pg.locator("table#inventory tr.burst").count() == 1          # only B2 had bursts
+    assert "2 series with data" in pg.inner_text("#inventory-summary")
+    page.shot("inventory")
+    pg.click("table#inventory tr.burst a:has-text('plot bursts')")
+    page.loaded("points per series")
+    assert f"s={arc['bursty'].id}" in pg.url
+    assert "found" in pg.inner_text("#bursts") and pg.locator("#bursts tbody tr").count() >= 1
+    page.shot("inventory-to-burst")
+    f.reset_rollups()
+    assert page.errors == []
+
+
 def test_bad_input_page(live_server, page, transactional_db):
     pg = page.page
     r = pg.goto(f"{live_server.url}/traffic/?s=987654")

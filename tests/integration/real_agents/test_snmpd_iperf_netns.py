@@ -22,9 +22,6 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
-import shutil
-import subprocess
 
 import pytest
 from django.core.management import call_command
@@ -34,63 +31,23 @@ from collector.core.facts import Flag
 from collector.inventory.models import Port, Switch
 from collector.poller import runner
 from simnet import netns
-from simnet.probe import wait_for_agent
+from tests.support.snmpd_lab import (
+    B_ADDR,
+    COMMUNITY,
+    IPERF3,
+    IPERF_PORT,
+    MTU,
+    SNMP_PORT,
+    agent_hc_out_octets,
+    iperf_server,
+    snmpd_lab,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.netns]
 
-SNMPD = shutil.which("snmpd") or "/usr/sbin/snmpd"
-SNMPGET = shutil.which("snmpget") or "/usr/bin/snmpget"
-IPERF3 = shutil.which("iperf3") or "/usr/bin/iperf3"
 PAYLOAD = 200 * 1024 * 1024        # bytes iperf3 sends (-n)
-MTU = 1500
 ETH_HEADER = 14
-SNMP_PORT = 161
-IPERF_PORT = 5201
 POLL_INTERVAL_S = 20               # nominal: the two polls ~10 s apart must not be flagged GAP
-A_ADDR, B_ADDR = "10.213.0.1", "10.213.0.2"   # only inside the namespaces
-COMMUNITY = "public"
-HC_OUT_OCTETS = "1.3.6.1.2.1.31.1.1.1.10"
-SNMP_ENV = dict(os.environ, MIBS="", MIBDIRS="/nonexistent")
-
-
-def _uplink_candidates() -> list[str]:
-    start = os.getpid() % 64
-    return [f"169.254.213.{4 * ((start + i) % 64)}/30" for i in range(64)]
-
-
-def _start_snmpd(lab: netns.NetnsLab, ns: netns.Netns, addr: str, allowed: str, tmp) -> subprocess.Popen:
-    tmp.mkdir()
-    persist = tmp / "persist"
-    persist.mkdir(mode=0o700)
-    conf = tmp / "snmpd.conf"
-    conf.write_text("\n".join([
-        f"rocommunity {COMMUNITY} {allowed}",
-        "maxGetbulkResponses 1000",
-        "maxGetbulkRepeats 1000",
-        # keep AgentX away from the system-wide /var/agentx/master socket
-        "master agentx",
-        f"agentXSocket unix:{tmp}/agentx",
-        "dontLogTCPWrappersConnects yes",
-        "sysLocation cellar-netns-test",
-    ]) + "\n")
-    env = dict(SNMP_ENV, SNMP_PERSISTENT_DIR=str(persist))
-    proc = lab.spawn(ns, [SNMPD, "-f", "-Lf", str(tmp / "snmpd.log"), "-C", "-c", str(conf),
-                          "-p", str(tmp / "snmpd.pid"), f"udp:{addr}:{SNMP_PORT}"], env=env)
-    if wait_for_agent(addr, SNMP_PORT, COMMUNITY, 10, alive=lambda: proc.poll() is None):
-        return proc
-    log = (tmp / "snmpd.log").read_text(errors="replace")[-2000:] if (tmp / "snmpd.log").exists() else ""
-    pytest.fail(f"snmpd in {ns.name} did not answer on {addr}:{SNMP_PORT} within 10 s "
-                f"(exit code {proc.poll()}); log:\n{log}")
-
-
-def _agent_hc_out_octets(addr: str, if_index: int) -> int | None:
-    out = subprocess.run([SNMPGET, "-v2c", "-c", COMMUNITY, "-On", "-Oqv", "-m", "", "-r", "0", "-t", "1",
-                          f"udp:{addr}:{SNMP_PORT}", f"{HC_OUT_OCTETS}.{if_index}"],
-                         capture_output=True, text=True, env=SNMP_ENV, timeout=10)
-    try:
-        return int(out.stdout.strip())
-    except ValueError:
-        return None
 
 
 def _at(row, series: Series, ids: list[int]) -> tuple[int | None, int | None, int]:
@@ -99,35 +56,8 @@ def _at(row, series: Series, ids: list[int]) -> tuple[int | None, int | None, in
 
 
 def test_archived_veth_octets_match_iperf3_volume(tmp_path):
-    reason = netns.unavailable_reason()
-    if reason:
-        pytest.fail(reason)   # make test runs as root: a skip here would hide a broken CI machine
-    for tool in (SNMPD, SNMPGET, IPERF3):
-        if not os.path.exists(tool):
-            pytest.fail(f"{tool} not installed (Debian packages snmpd, snmp, iperf3)")
-    netns.remove_stale_namespaces()
-    uplink = netns.free_subnet(_uplink_candidates())
-    root_addr, agent_addr = (str(h) for h in uplink.hosts())
-    root_if = f"cl{os.getpid()}"[:15]
-
-    with netns.NetnsLab() as lab:
-        # -- topology ------------------------------------------------------------------------
-        a, b = lab.add_ns("a"), lab.add_ns("b")
-        a.disable_ipv6()
-        b.disable_ipv6()    # no RS/MLD/DAD frames on tob: only iperf3's traffic crosses it
-        lab.add_veth(None, root_if, a, "uplink")
-        lab.add_veth(a, "tob", b, "toa", ("mtu", str(MTU), "gso_max_segs", "1", "gso_max_size", str(MTU)))
-        subprocess.run([netns.IP, "link", "set", root_if, "addrgenmode", "none"], check=True, timeout=10)
-        subprocess.run([netns.IP, "addr", "add", f"{root_addr}/{uplink.prefixlen}", "dev", root_if],
-                       check=True, timeout=10)
-        subprocess.run([netns.IP, "link", "set", root_if, "up"], check=True, timeout=10)
-        a.ip("addr", "add", f"{agent_addr}/{uplink.prefixlen}", "dev", "uplink")
-        a.ip("addr", "add", f"{A_ADDR}/30", "dev", "tob")
-        b.ip("addr", "add", f"{B_ADDR}/30", "dev", "toa")
-        for ns, dev in ((a, "uplink"), (a, "tob"), (b, "toa")):
-            ns.ip("link", "set", dev, "up")
-        _start_snmpd(lab, a, agent_addr, root_addr, tmp_path / "snmpd")
-
+    with snmpd_lab(tmp_path) as env:
+        a, agent_addr = env.a, env.agent_addr
         # -- Cellar: add, discover ------------------------------------------------------------
         call_command("add_switch", "iperf-sw", agent_addr, "--port", str(SNMP_PORT), "--community", COMMUNITY,
                      "--profile", "if-mib", "--interval", str(POLL_INTERVAL_S), "--timeout", "2", "--retries", "1",
@@ -145,9 +75,7 @@ def test_archived_veth_octets_match_iperf3_volume(tmp_path):
         first = runner.poll_once(switch.id)
         assert first.status == "ok" and first.stored == "written", (first.status, first.error)
 
-        server = lab.spawn(b, [IPERF3, "-s", "-1", "-B", B_ADDR, "-p", str(IPERF_PORT)])
-        netns.wait_until(lambda: b.run(["ss", "-Hltn", f"sport = :{IPERF_PORT}"]).stdout.strip() != "",
-                         timeout=10, what=f"iperf3 listening in {b.name}")
+        server = iperf_server(env)
         client = a.run([IPERF3, "-c", B_ADDR, "-p", str(IPERF_PORT), "-n", str(PAYLOAD), "-w", "128K", "-J",
                         "--connect-timeout", "5000"], timeout=60, check=False)
         report = json.loads(client.stdout or "{}")
@@ -159,7 +87,7 @@ def test_archived_veth_octets_match_iperf3_volume(tmp_path):
         agent_now: list[int | None] = [None]
 
         def agent_caught_up() -> bool:
-            agent_now[0] = _agent_hc_out_octets(agent_addr, port.if_index)
+            agent_now[0] = agent_hc_out_octets(agent_addr, port.if_index)
             return agent_now[0] == a.dev_counters("tob")["tx_bytes"]
 
         try:

@@ -108,3 +108,50 @@ def test_every_page_of_the_simulated_network(client, seeded):
     assert "merlin-atm.edc" in ports and "houdini.tioc." in ports
     ilmi = text(client.get("/switches/atm2sw/"))
     assert "asx200bx D1" in ilmi                          # the ILMI neighbour link found by discovery
+
+
+def test_a_run_on_the_simulated_network_counts_the_known_cells_at_every_hop(client, seeded):
+    """A run whose window falls between polls: at both switches of mauchly -> houdini, the range of
+    cells counted holds the truth (MAUCHLY_TO_HOUDINI cells/s x the window), and the run page
+    judges the bytes the application says it sent consistent with them."""
+    from analysis.accounting import expected_cells
+    from collector.inventory.models import Switch
+    from collector.poller import runner
+    from collector.studies.models import ExperimentRun
+    from simnet.network import MAUCHLY_TO_HOUDINI
+    from webapp.status import hopcount
+    from webapp.status import queries as q
+
+    ids = list(Switch.objects.filter(name__in=["asx200bx", "asx200bx-b"]).values_list("id", flat=True))
+    polled = []
+    for i in range(4):
+        if i:
+            time.sleep(3)
+        for sid in ids:
+            result = runner.poll_once(sid)
+            assert result.ok
+        polled.append(result.result.at)
+    from datetime import UTC, datetime
+    start = datetime.fromtimestamp(polled[0] + 1.3, UTC)
+    end = datetime.fromtimestamp(polled[-1] - 1.1, UTC)
+    truth = MAUCHLY_TO_HOUDINI * (end - start).total_seconds()
+    sent = int(truth * 48)                                   # full cells: the expected minimum is the truth
+    call_command("run", "add", "sc95-test", "--start", start.isoformat(), "--end", end.isoformat(),
+                 "--src", "mauchly-atm.ukans", "--dst", "houdini.tioc", "--bytes", str(sent))
+    run = ExperimentRun.objects.get(name="sc95-test")
+    data = q.load_network(rates=False)
+    conn = data.net.connection(data.net.hosts[run.src_host_id], data.net.hosts[run.dst_host_id])
+    trace = conn.forward[0]
+    hops = hopcount.account(data.net, q.series_index({h.switch.id for h in trace.hops}), trace, start, end,
+                            expected=expected_cells(sent))
+    assert [h.hop.switch.name for h in hops] == ["asx200bx-b", "asx200bx"]
+    for h in hops:
+        c = h.cells_in.count
+        assert c is not None and c.high is not None, h
+        slack = MAUCHLY_TO_HOUDINI * 0.25                    # when, within a poll, the agent read its counter
+        assert c.low - slack <= truth <= c.high + slack, (h.hop.switch.name, c, truth)
+        assert abs(c.estimate - truth) / truth < 0.05, (c, truth)
+        assert h.cells_in.verdict.word == "consistent", h.cells_in.verdict
+    page = text(client.get(f"/runs/{run.id}/"))
+    assert "Cells counted at each switch of the VCC path" in page and page.count("consistent") >= 2
+    assert f"{expected_cells(sent):,}</strong> = ceil(bytes / 48)" in client.get(f"/runs/{run.id}/").content.decode()

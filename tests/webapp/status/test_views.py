@@ -358,3 +358,28 @@ def test_names_with_slashes_and_odd_characters(client, network):
     assert "odd" in text(client.get(htmlmod.unescape(port_link)))
     assert client.get("/hosts/web/01%20&%20co/").status_code == 200
     assert client.get("/hosts/").status_code == 200
+
+
+def test_path_page_gives_tcp_window_advice_for_the_bottleneck(client, network):
+    # alpha -> gamma: OC3 ports everywhere, but 2,000 cells/s allocated to fore-a A1 0/100.
+    resp = client.get("/path/?src=alpha&dst=gamma&rtt_ms=60")
+    rows = rows_of(resp, "window-advice")
+    assert "2,000 cells/s (bandwidth allocated to fore-a A1 0/100) = 768.00 kb/s" in row_with(rows, "Bottleneck")
+    assert "60.0 ms (entered)" in row_with(rows, "Round-trip time")
+    assert "5,760 bytes" in row_with(rows, "Window needed")          # 768,000 b/s x 0.060 s / 8
+    assert "limits TCP to 4.37 Mb/s" in row_with(rows, "A 32,768-byte window")   # 32,768 x 8 / 0.060
+    assert "(100 % of the bottleneck)" in row_with(rows, "A 65,535-byte window")
+
+
+def test_path_page_window_advice_without_rtt_estimates_from_host_checks(client, network):
+    rows = rows_of(client.get("/path/?src=alpha&dst=gamma"), "window-advice")
+    assert "0.5 ms (estimate: Cellar's host check of alpha.example" in row_with(rows, "Round-trip time")
+
+
+@pytest.mark.parametrize("rtt,message", [("abc", "'abc' is not a number"), ("0", "outside (0, 60000] ms"),
+                                         ("-5", "outside"), ("1e9", "outside")])
+def test_path_page_refuses_a_bad_rtt_and_keeps_the_path(client, network, rtt, message):
+    resp = client.get(f"/path/?src=alpha&dst=gamma&rtt_ms={rtt}")
+    assert resp.status_code == 200
+    t = text(resp)
+    assert message in t and "are joined by VC paths" in t

@@ -4,6 +4,7 @@ to), figure 3 (the VC paths between two hosts) and one VC or VP traced end to en
 """
 from __future__ import annotations
 
+from datetime import timedelta
 from types import SimpleNamespace
 from urllib.parse import urlencode
 
@@ -13,7 +14,9 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 
+from collector.core.isotime import parse_iso
 from collector.inventory.models import Host, Port, Switch, VirtualChannel
+from webapp.status import hopcount, windowadvice
 from webapp.status import queries as q
 from webapp.status.porttable import port_sort_key
 from webapp.status.views.common import (
@@ -195,6 +198,8 @@ def path(request: HttpRequest) -> HttpResponse:
         context["missing"] = missing
         return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
     conn = net.connection(src, dst)
+    context.update(_advice(request, conn))
+    context.update(_hop_accounting(request, data, conn))
     shown = conn.forward + conn.reverse + (
         conn.from_source[:30] + conn.into_destination[:30] if not conn.forward else [])
     context.update(conn=conn, src_host=src, dst_host=dst,
@@ -207,6 +212,38 @@ def path(request: HttpRequest) -> HttpResponse:
                    src_atts=[(net.switches[p.switch_id].name, p, nb) for p, nb in conn.source_attachments],
                    dst_atts=[(net.switches[p.switch_id].name, p, nb) for p, nb in conn.destination_attachments])
     return render(request, "status/path.html", context)
+
+
+def _advice(request: HttpRequest, conn) -> dict:
+    """TCP window advice for the first path from the source to the destination (windowadvice.py)."""
+    try:
+        rtt_ms = windowadvice.parse_rtt_ms(request.GET.get("rtt_ms", ""))
+    except ValueError as exc:
+        return {"rtt_error": str(exc), "rtt_text": request.GET.get("rtt_ms", "")}
+    if not conn.forward:
+        return {"rtt_text": request.GET.get("rtt_ms", "")}
+    trace = conn.forward[0]
+    port_ids = {p.id for h in trace.hops for p in (h.in_port, h.out_port)}
+    port_cells, checks = q.window_inputs(port_ids, [conn.source, conn.destination])
+    return {"advice": windowadvice.window_advice(trace, port_cells, rtt_ms, checks),
+            "rtt_text": request.GET.get("rtt_ms", "")}
+
+
+def _hop_accounting(request: HttpRequest, data, conn) -> dict:
+    """Cells at each hop of the first forward path over a window (default: the last hour)."""
+    now = timezone.now()
+    try:
+        lo = parse_iso(request.GET["acc_start"]) if request.GET.get("acc_start") else now - timedelta(hours=1)
+        hi = parse_iso(request.GET["acc_end"]) if request.GET.get("acc_end") else now
+        if not lo < hi:
+            raise ValueError("the window must end after it starts")
+        if not conn.forward:
+            return {}
+        trace = conn.forward[0]
+        hops = hopcount.account(data.net, q.series_index({h.switch.id for h in trace.hops}), trace, lo, hi)
+    except ValueError as exc:
+        return {"acc_error": str(exc)}
+    return {"acc_hops": hops, "acc_start": lo, "acc_end": hi}
 
 
 def trace_vc(request: HttpRequest) -> HttpResponse:

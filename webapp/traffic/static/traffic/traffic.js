@@ -9,7 +9,8 @@
   var state = {
     series: initial.series.map(function (s) { return {id: s.id, label: s.label}; }),
     range: initial.range, start: initial.start, end: initial.end,
-    unit: initial.unit, res: initial.res, stack: initial.stack
+    unit: initial.unit, res: initial.res, stack: initial.stack,
+    burst: window.cellarBursts.fromUrl(location.search)   // bursts=0, burst_k, burst_pct, burst_min
   };
   var zoomStack = [];      // ranges to return to on double-click
   var drawing = false;     // true while Plotly.react runs (its relayout is not a user zoom)
@@ -31,6 +32,7 @@
     if (state.unit && state.unit !== "auto") q.set("unit", state.unit);
     if (state.res && state.res !== "auto") q.set("res", state.res);
     if (state.stack) q.set("stack", "1");
+    Object.keys(state.burst).forEach(function (k) { q.set(k, state.burst[k]); });
     Object.keys(extra || {}).forEach(function (k) { q.set(k, extra[k]); });
     return q.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
   }
@@ -159,6 +161,7 @@
       Plotly.react(el("plot"), [], EMPTY_LAYOUT).then(function () { drawing = false; });
       el("plot").classList.add("empty");
       el("stats").hidden = true;
+      el("bursts").hidden = true;
       setStatus("Pick a switch, a port and a direction on the left (or search).");
       return;
     }
@@ -207,6 +210,7 @@
     if (body.notes && body.notes.length) text += " · " + body.notes.join(" · ");
     setStatus(text);
     renderStats(body);
+    window.cellarBursts.render(el("bursts"), body, {fmt: fmt, fmtInt: fmtInt, palette: PALETTE});
   }
 
   function renderStats(body) {

@@ -70,11 +70,10 @@ def parse(params: Mapping) -> Request:
     if start and start < EARLIEST:
         raise BadRequest(f"start {iso(start)} is before {EARLIEST.year}: no switch was polled then")
     sort_key = (params.get("sort") or "").strip()
-    if sort_key:
-        for key in sort_key.split(","):
-            if key.lstrip("-") not in table.COLUMNS:
-                raise BadRequest(f"cannot sort by {key.lstrip('-')!r}: use one of {', '.join(table.COLUMNS)} "
-                                 "(prefix - for descending)")
+    try:
+        table.sort([], sort_key)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     page_text = (params.get("page") or "1").strip()
     if not page_text.isdigit() or int(page_text) < 1:
         raise BadRequest(f"page={page_text!r} is not a page number (1, 2, ...)")
@@ -108,15 +107,11 @@ def build(req: Request) -> Inventory:
     rows: list[table.Row] = []
     if aggs:
         lo, hi = segments[0].lo, segments[-1].hi
-        tier_of = {sid: (queries.segment_tier(segments, a[0]), queries.segment_tier(segments, a[1]))
-                   for sid, a in aggs.items()}
-        firsts = queries.refine({s: a[0] for s, a in aggs.items()}, {s: t[0] for s, t in tier_of.items()},
-                                False, lo, hi)
-        lasts = queries.refine({s: a[1] for s, a in aggs.items()}, {s: t[1] for s, t in tier_of.items()},
-                               True, lo, hi)
-        rows = table.build(meta, aggs, firsts, lasts, queries.burst_counts(ids, lo, hi))
-    for key in reversed(req.sort.split(",")):
-        rows = table.sort(rows, key)
+        firsts = {sid: (a[0], a[1]) for sid, a in aggs.items()}
+        lasts = {sid: (a[2], a[3]) for sid, a in aggs.items()}
+        totals = {sid: a[4:7] for sid, a in aggs.items()}
+        rows = table.build(meta, totals, firsts, lasts, queries.burst_counts(ids, lo, hi))
+    rows = table.sort(rows, req.sort)
     inv = Inventory(req, rows, start, end, segments, queries.scanned_until())
     rule = default_rule()
     inv.notes.append(f"significant bursts: {rule.describe()}, the median taken over each UTC day of 1-minute "

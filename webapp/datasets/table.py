@@ -71,14 +71,14 @@ DEFAULT_SORT = ("switch", "port", "tr", "vpi", "vci", "metric")
 
 def build(meta: Iterable, aggs: dict[int, tuple], firsts: dict[int, tuple], lasts: dict[int, tuple],
           bursts: dict[int, tuple]) -> list[Row]:
-    """meta: queries.SeriesMeta; aggs: id -> (first, last, total, samples, peak, seconds);
+    """meta: queries.SeriesMeta; aggs: id -> (total, samples, peak);
     firsts/lasts: id -> (time, tier); bursts: id -> (count, first start, last end)."""
     rows = []
     for m in meta:
         agg = aggs.get(m.id)
         if agg is None:
             continue
-        _, _, total, samples, peak, _ = agg
+        total, samples, peak = agg
         (first, ft), (last, lt) = firsts[m.id], lasts[m.id]
         due = max(1, math.ceil(((last + lt.width) - first).total_seconds() / m.poll_interval_s))
         n, b_start, b_end = bursts.get(m.id, (0, None, None))
@@ -88,19 +88,34 @@ def build(meta: Iterable, aggs: dict[int, tuple], firsts: dict[int, tuple], last
     return rows
 
 
-def sort(rows: list[Row], key: str) -> list[Row]:
-    """key: a column, '-' in front for descending; unknown keys raise ValueError (a 400)."""
-    desc = key.startswith("-")
-    name = key.lstrip("-")
-    if name not in COLUMNS:
-        raise ValueError(f"cannot sort by {name!r}: use one of {', '.join(COLUMNS)} (prefix - for descending)")
-    keys = (name,) + tuple(k for k in DEFAULT_SORT if k != name)
+# What None sorts as (first, ascending): VPI/VCI are >= 0, rates and coverage >= 0.
+NULLS: dict[str, object] = {"vpi": -1, "vci": -1, "peak": -1.0, "coverage": -1.0}
 
-    def value(r: Row) -> tuple:
-        # None sorts first ascending; numbers and text each compare among themselves
-        return tuple((getattr(r, k) is not None, getattr(r, k) if getattr(r, k) is not None else 0) for k in keys)
 
-    return sorted(rows, key=value, reverse=desc)
+def _key(columns: list[str]):
+    def key(r: Row) -> tuple:
+        return tuple(NULLS.get(c) if (v := getattr(r, c)) is None else v for c in columns)
+    return key
+
+
+def sort(rows: list[Row], spec: str) -> list[Row]:
+    """spec: columns separated by commas, each with '-' in front for descending; ties keep the
+    table-15 order (DEFAULT_SORT). Unknown columns raise ValueError (a 400). One stable sort per
+    run of columns sorted the same way (usually one or two passes over the rows)."""
+    groups: list[tuple[list[str], bool]] = []
+    for item in (k.strip() for k in spec.split(",") if k.strip()):
+        desc, name = item.startswith("-"), item.lstrip("-")
+        if name not in COLUMNS:
+            raise ValueError(f"cannot sort by {name!r}: use one of {', '.join(COLUMNS)} (prefix - for descending)")
+        if groups and groups[-1][1] == desc:
+            groups[-1][0].append(name)
+        else:
+            groups.append(([name], desc))
+    if groups != [(list(DEFAULT_SORT), False)]:
+        rows = sorted(rows, key=_key(list(DEFAULT_SORT)))
+    for columns, desc in reversed(groups):
+        rows = sorted(rows, key=_key(columns), reverse=desc)
+    return rows
 
 
 CSV_FIELDS = ["series_id", "switch", "tr", "port", "vpi", "vci", "metric", "unit", "first", "first_precision",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.conf import settings
@@ -25,6 +26,7 @@ from webapp.traffic.points import Columns, bucket_columns, empty, raw_columns
 from webapp.traffic.tiers import Segment
 
 FETCH = 5000
+MAX_RUNS = 50          # a plot shades at most this many runs (the most recent that overlap it)
 
 
 def _every_tier(found: dict[str, datetime]) -> dict[str, datetime | None]:
@@ -41,28 +43,51 @@ def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
     return rows[0][0], _every_tier({tier: done for _, tier, done in rows if tier})
 
 
-# The plot's series (catalog.ROW_SQL) with the database clock and the rollup watermarks: every
-# plot, API and CSV request needs all three before it can choose its tiers, so they come in one
-# prepared statement (one round trip, no planning after the first on a connection).
+# The plot's series (catalog.ROW_SQL) with the database clock, the rollup watermarks and the
+# experiment runs that may overlap the range: every plot, API and CSV request needs the first
+# three before it can choose its tiers, and the plot shades the runs, so they come in one prepared
+# statement (one round trip, no planning after the first on a connection). Runs: at most
+# runbands.MAX_RUNS, the most recent, of those overlapping [lo or now() - span, hi or now() + 1 day].
 _SERIES_AND_CLOCK = f"""
-SELECT k.now, k.tiers, k.marks, c.*
+SELECT k.now, k.tiers, k.marks, k.runs, c.*
   FROM (SELECT now() AS now,
                array(SELECT tier::text FROM traffic_rollup_watermark ORDER BY tier) AS tiers,
-               array(SELECT done_until FROM traffic_rollup_watermark ORDER BY tier) AS marks) k
+               array(SELECT done_until FROM traffic_rollup_watermark ORDER BY tier) AS marks,
+               (SELECT coalesce(json_agg(json_build_array(r.id, r.name, extract(epoch FROM r.start),
+                                                          extract(epoch FROM r."end")) ORDER BY r.start), '[]')
+                  FROM (SELECT id, name, start, "end" FROM studies_run
+                         WHERE start < coalesce(%s::timestamptz, now() + interval '1 day')
+                           AND ("end" IS NULL OR "end" > coalesce(%s::timestamptz, now() - %s::interval,
+                                                                  '-infinity'::timestamptz))
+                         ORDER BY start DESC LIMIT {MAX_RUNS}) r) AS runs) k
   LEFT JOIN ({catalog.ROW_SQL}) c ON true"""
 
 
-def series_and_clock(ids: list[int]) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None]]:
-    """catalog.load_series(ids) and now_and_watermarks() in one round trip."""
+@dataclass(frozen=True)
+class RunBand:
+    """An experiment run as a plot shades it (collector/studies owns the table)."""
+    id: int
+    name: str
+    start: datetime
+    end: datetime | None
+
+
+def series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | None = None,
+                     span: timedelta | None = None
+                     ) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None], list[RunBand]]:
+    """catalog.load_series(ids), now_and_watermarks() and the runs that may overlap [lo or now - span,
+    hi or now] in one round trip."""
     with pgbinary.server_cursor() as cur:
         # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
         # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
-        cur.execute(_SERIES_AND_CLOCK, [list(ids)], prepare=True, binary=True)
+        cur.execute(_SERIES_AND_CLOCK, [hi, lo, span, list(ids)], prepare=True, binary=True)
         rows = cur.fetchall()
-    now, tiers, marks = rows[0][:3]
+    now, tiers, marks, runs = rows[0][:4]
     now = now.astimezone(UTC)          # binary timestamptz comes in the session's zone
-    found = {row[3]: catalog.from_row(row[3:]) for row in rows if row[3] is not None}
-    return catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks)))
+    found = {row[4]: catalog.from_row(row[4:]) for row in rows if row[4] is not None}
+    bands = [RunBand(i, name, datetime.fromtimestamp(float(a), UTC),
+                     None if z is None else datetime.fromtimestamp(float(z), UTC)) for i, name, a, z in runs]
+    return catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks))), bands
 
 
 def retention_cutoffs(now: datetime) -> dict[str, datetime | None]:

@@ -35,6 +35,7 @@ class Plan:
     done: dict[str, datetime | None]
     cut: dict[str, datetime | None]
     notes: list[str] = field(default_factory=list)
+    runs: list[queries.RunBand] = field(default_factory=list)     # experiment runs overlapping the range
 
     @property
     def expected_points(self) -> int:
@@ -189,8 +190,13 @@ def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
 
 
 def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:
-    series, now, done = queries.series_and_clock(list(req.series_ids))
-    return plan(req, series, clock=(now, done), **kw), series
+    """The plan of a request, and its series; the runs that may overlap it come in the same round trip."""
+    span = tiers.RANGES.get(req.range)
+    lo, hi = (req.start, req.end) if req.range == "custom" else (None, None)
+    series, now, done, runs = queries.series_and_clock(list(req.series_ids), lo, hi, span)
+    p = plan(req, series, clock=(now, done), **kw)
+    p.runs = [r for r in runs if r.start < p.end and (r.end is None or r.end > p.start)]
+    return p, series
 
 
 def estimated_rows(p: Plan) -> int:

@@ -83,12 +83,11 @@ def data(request: HttpRequest) -> HttpResponse:
     plotted = service.fetch(plan, with_p95=with_p95)
     body = service.data_json(plan, plotted, with_points=with_points)
     found = bursts.attach(body, plotted, rule, plan.res == "raw")
-    runs = runbands.overlapping(plan.start, plan.end, plan.now)
-    body["runs"] = runbands.runs_json(runs, plan.now)
+    body["runs"] = runbands.runs_json(plan.runs)
     if figure:
         body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
                                      plan.req.stack)
-        body["figure"]["layout"]["shapes"] += bursts.bands(found) + runbands.bands(runs, plan.now)
+        body["figure"]["layout"]["shapes"] += bursts.bands(found) + runbands.bands(plan.runs, plan.now)
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     response = fast_json(body)
     response["Server-Timing"] = f"app;dur={body['server_ms']}"

@@ -19,7 +19,7 @@ def meta(i: int, switch: str = "Sprint Floor", port: str = "B1", direction: str 
 def rows(*specs):
     """specs: (meta, hours of data, samples, bursts)."""
     ms = [s[0] for s in specs]
-    aggs = {m.id: (T, T + timedelta(hours=h), 1000 * m.id, n, 5.0 * m.id, 0.0) for m, h, n, _ in specs}
+    aggs = {m.id: (1000 * m.id, n, 5.0 * m.id) for m, h, n, _ in specs}
     firsts = {m.id: (T, TIER["1m"]) for m in ms}
     lasts = {m.id: (T + timedelta(hours=h), TIER["1m"]) for m, h, _, _ in specs}
     bursts = {m.id: (b, T, T + timedelta(minutes=5)) for m, _, _, b in specs if b}
@@ -41,7 +41,7 @@ def test_table_15_names_transmit_and_receive():
 
 
 def test_series_without_data_are_left_out():
-    r = table.build([meta(1), meta(2)], {1: (T, T, 1, 1, 1.0, 1.0)}, {1: (T, TIER["1m"])}, {1: (T, TIER["1m"])}, {})
+    r = table.build([meta(1), meta(2)], {1: (1, 1, 1.0)}, {1: (T, TIER["1m"])}, {1: (T, TIER["1m"])}, {})
     assert [x.series_id for x in r] == [1]
 
 

@@ -15,10 +15,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from analysis.accounting import expected_cells, formula
+from collector.archive.samples import window_samples
 from collector.core.isotime import iso, parse_iso
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
-from collector.archive.samples import window_samples
 from webapp.status import hopcount
 from webapp.status import queries as q
 

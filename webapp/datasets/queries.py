@@ -142,8 +142,18 @@ class SeriesMeta:
     index: str
 
 
-def series_meta(switch: str = "", port: str = "") -> list[SeriesMeta]:
-    """Counter series, optionally of one switch (name) and one port (name): no data read yet."""
+_META = """
+SELECT s.id, sw.name, coalesce(p.name, ''), coalesce(vc.vpi, vp.vpi), vc.vci, s.direction, s.metric, s.unit,
+       s.capacity_per_s, sw.poll_interval_s, s.index
+FROM traffic_series s JOIN inventory_switch sw ON sw.id = s.switch_id
+LEFT JOIN inventory_port p ON p.id = s.port_id LEFT JOIN inventory_virtualpath vp ON vp.id = s.vp_id
+LEFT JOIN inventory_virtualchannel vc ON vc.id = s.vc_id"""
+
+
+def series_ids(switch: str = "", port: str = "") -> list[int] | None:
+    """Ids of the counter series of one switch (and port), by name; None when not filtered (all)."""
+    if not switch and not port:
+        return None
     where, params = ["s.kind = 'counter'"], {}
     if switch:
         where.append("sw.name = %(switch)s")
@@ -152,13 +162,23 @@ def series_meta(switch: str = "", port: str = "") -> list[SeriesMeta]:
         where.append("p.name = %(port)s")
         params["port"] = port
     with connection.cursor() as cur:
-        cur.execute(f"""
-SELECT s.id, sw.name, coalesce(p.name, ''), coalesce(vc.vpi, vp.vpi), vc.vci, s.direction, s.metric, s.unit,
-       s.capacity_per_s, sw.poll_interval_s, s.index
-FROM traffic_series s JOIN inventory_switch sw ON sw.id = s.switch_id
-LEFT JOIN inventory_port p ON p.id = s.port_id LEFT JOIN inventory_virtualpath vp ON vp.id = s.vp_id
-LEFT JOIN inventory_virtualchannel vc ON vc.id = s.vc_id
-WHERE {' AND '.join(where)}""", params)
+        cur.execute(f"SELECT s.id FROM traffic_series s JOIN inventory_switch sw ON sw.id = s.switch_id "
+                    f"LEFT JOIN inventory_port p ON p.id = s.port_id WHERE {' AND '.join(where)}", params)
+        return [row[0] for row in cur.fetchall()]
+
+
+def series_count() -> int:
+    """Counter series in the archive (the tier plan's budget counts them all, with data or not)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM traffic_series WHERE kind = 'counter'")
+        return int(cur.fetchone()[0])
+
+
+def series_meta(ids: list[int]) -> list[SeriesMeta]:
+    """What the inventory shows of the series that have data (read after the aggregate: an archive
+    holds many more series than a range has data for)."""
+    with connection.cursor() as cur:
+        cur.execute(_META + " WHERE s.id = ANY(%s)", [ids])
         return [SeriesMeta(*row) for row in cur.fetchall()]
 
 

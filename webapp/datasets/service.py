@@ -97,12 +97,11 @@ def build(req: Request) -> Inventory:
     start = req.start or _oldest_tier_data() or (now - timedelta(days=1))
     if start >= end:
         raise BadRequest(f"start {iso(start)} is not before {iso(end)} (end, or now)")
-    meta = queries.series_meta(req.switch, req.port)
-    if not meta and (req.switch or req.port):
+    ids = queries.series_ids(req.switch, req.port)
+    if ids == []:
         what = f"switch {req.switch!r}" + (f" port {req.port!r}" if req.port else "")
         raise BadRequest(f"no archived series of {what} (names are exact, as on the switch page)")
-    segments = queries.plan(start, end, len(meta), cutoffs)
-    ids = [m.id for m in meta] if (req.switch or req.port) else None
+    segments = queries.plan(start, end, len(ids) if ids is not None else queries.series_count(), cutoffs)
     aggs = queries.aggregates(segments, ids)
     rows: list[table.Row] = []
     if aggs:
@@ -110,7 +109,8 @@ def build(req: Request) -> Inventory:
         firsts = {sid: (a[0], a[1]) for sid, a in aggs.items()}
         lasts = {sid: (a[2], a[3]) for sid, a in aggs.items()}
         totals = {sid: a[4:7] for sid, a in aggs.items()}
-        rows = table.build(meta, totals, firsts, lasts, queries.burst_counts(ids, lo, hi))
+        rows = table.build(queries.series_meta(list(aggs)), totals, firsts, lasts,
+                           queries.burst_counts(ids, lo, hi))
     rows = table.sort(rows, req.sort)
     inv = Inventory(req, rows, start, end, segments, queries.scanned_until())
     rule = default_rule()

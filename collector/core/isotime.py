@@ -19,3 +19,15 @@ def parse_iso(text: str) -> datetime:
         value = value.replace(" ", "T", 1)
     t = datetime.fromisoformat(value)
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+def parse_optional(name: str, text: str | None) -> datetime | None:
+    """parse_iso of a user's input, None when empty; ValueError whose message names the input and
+    shows the expected form (the one wording of this error in pages, the API, CSV and the CLI)."""
+    value = (text or "").strip()
+    if not value:
+        return None
+    try:
+        return parse_iso(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.db import connection
 
-from collector.core.isotime import iso, parse_iso
+from collector.core.isotime import iso, parse_optional
 from collector.studies.bursts import default_rule
 from webapp.datasets import queries, table
 
@@ -54,13 +54,10 @@ class Inventory:
 
 
 def _time(params: Mapping, name: str) -> datetime | None:
-    text = (params.get(name) or "").strip()
-    if not text:
-        return None
     try:
-        return parse_iso(text)
-    except ValueError:
-        raise BadRequest(f"{name}={text!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None
+        return parse_optional(name, params.get(name))
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
 
 
 def parse(params: Mapping) -> Request:

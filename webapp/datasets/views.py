@@ -18,12 +18,19 @@ def _bad(request: HttpRequest, message: str, as_json: bool) -> HttpResponse:
     return render(request, "datasets/bad_request.html", {"message": message}, status=400)
 
 
+def _inventory(request: HttpRequest, as_json: bool) -> service.Inventory | HttpResponse:
+    """The request's inventory, or the 400 that says why there is none."""
+    try:
+        return service.build(service.parse(request.GET))
+    except service.BadRequest as exc:
+        return _bad(request, str(exc), as_json)
+
+
 @require_GET
 def page(request: HttpRequest) -> HttpResponse:
-    try:
-        inv = service.build(service.parse(request.GET))
-    except service.BadRequest as exc:
-        return _bad(request, str(exc), False)
+    inv = _inventory(request, as_json=False)
+    if isinstance(inv, HttpResponse):
+        return inv
     n_pages = max(1, -(-len(inv.rows) // service.PAGE_ROWS))
     page_no = min(inv.req.page, n_pages)
     shown = inv.rows[(page_no - 1) * service.PAGE_ROWS:page_no * service.PAGE_ROWS]
@@ -41,10 +48,9 @@ def page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def api(request: HttpRequest) -> HttpResponse:
-    try:
-        inv = service.build(service.parse(request.GET))
-    except service.BadRequest as exc:
-        return _bad(request, str(exc), True)
+    inv = _inventory(request, as_json=True)
+    if isinstance(inv, HttpResponse):
+        return inv
     return HttpResponse(orjson.dumps(service.as_json(inv)), content_type="application/json")
 
 

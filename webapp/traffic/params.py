@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
-from collector.core.isotime import iso, parse_iso
+from collector.core.isotime import iso, parse_optional
 from webapp.traffic import tiers, units
 
 MAX_SERIES = 50
@@ -59,9 +59,12 @@ class PlotRequest:
 
 def parse_time(name: str, text: str) -> datetime:
     try:
-        return parse_iso(text)
-    except ValueError:
-        raise BadRequest(f"{name}={text!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None
+        t = parse_optional(name, text)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    if t is None:
+        raise BadRequest(f"{name} is empty: give an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)")
+    return t
 
 
 def _one(params: Mapping, name: str, default: str = "") -> str:

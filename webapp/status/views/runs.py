@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from analysis.accounting import expected_cells, formula
 from collector.archive.samples import window_samples
-from collector.core.isotime import iso, parse_iso
+from collector.core.isotime import iso, parse_optional
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
 from webapp.status import hopcount
@@ -42,13 +42,10 @@ def _int(text: str, label: str) -> int | None:
 
 
 def _time(text: str, label: str):
-    text = (text or "").strip()
-    if not text:
-        return None
     try:
-        return parse_iso(text)
-    except ValueError:
-        raise runs.RunError(f"{label} {text!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None
+        return parse_optional(label, text)
+    except ValueError as exc:
+        raise runs.RunError(str(exc)) from None
 
 
 @login_required

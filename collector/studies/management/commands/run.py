@@ -13,18 +13,16 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from collector.core.isotime import iso, parse_iso
+from collector.core.isotime import iso, parse_optional
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
 
 
-def _time(text: str | None):
-    if not text:
-        return None
+def _time(name: str, text: str | None):
     try:
-        return parse_iso(text)
-    except ValueError:
-        raise CommandError(f"{text!r} is not an ISO 8601 time (e.g. 2026-11-22T10:00:00Z)") from None
+        return parse_optional(name, text)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
 
 
 class Command(BaseCommand):
@@ -62,9 +60,10 @@ class Command(BaseCommand):
                 self.stdout.write(f"run {run.name}: {iso(run.start)} – {iso(run.end)}")
                 return
             report = Path(o["iperf3"]).read_text() if o.get("iperf3") else ""
-            spec = runs.RunSpec(o["name"], _time(o.get("start")) or (now if o["action"] == "start" else None),
-                                _time(o.get("end")), o["description"], o["src"], o["dst"], o["pvc"], o["bytes_sent"],
-                                o["messages"], o["message_size"], o["overhead"], report, created_by="cli")
+            start = _time("--start", o.get("start")) or (now if o["action"] == "start" else None)
+            spec = runs.RunSpec(o["name"], start, _time("--end", o.get("end")), o["description"], o["src"], o["dst"],
+                                o["pvc"], o["bytes_sent"], o["messages"], o["message_size"], o["overhead"], report,
+                                created_by="cli")
             run = runs.create(spec, now)
         except (runs.RunError, OSError) as exc:
             raise CommandError(str(exc)) from None

@@ -49,6 +49,7 @@
         n++;
       });
     });
+    section.querySelector("table").hidden = !n;
     var r = body.burst_rule;
     section.querySelector(".rule").textContent = (n ? n + " found" : "None found") + " at " +
       r.found_at + ": " + r.definition + ". Change with burst_k, burst_pct and burst_min in the URL.";

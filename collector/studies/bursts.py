@@ -7,8 +7,9 @@ the beat schedule) scans each UTC day once it is in the 1-minute tier and stores
 with the rule beside each row. The window whose median the rule uses is that UTC day.
 
 A day still filling is scanned again on every run (its rows replaced); a day is final once the
-1-minute tier is complete past its end. Work per run is bounded (days and seconds). A burst that
-runs across midnight is stored as two rows, one per day (the inventory counts it once per day).
+1-minute tier is SETTLE (6 h) past its end, so late samples within that time are taken in. Work
+per run is bounded (days and seconds). A burst that runs across midnight is stored as two rows,
+one per day (the inventory counts it once per day).
 """
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ log = logging.getLogger(__name__)
 MAX_DAYS_PER_RUN = 31
 FETCH_ROWS = 50_000
 ONE_DAY = timedelta(days=1)
+# A day is final (never scanned again) once the 1-minute tier is this far past its end: samples
+# that arrive late (a spool replayed after a database outage) recompute their buckets, and a day
+# scanned in that time is scanned again with them.
+SETTLE = timedelta(hours=6)
 TIER_SECONDS = 60.0
 
 
@@ -119,7 +124,7 @@ def days_to_scan(done_until: datetime | None) -> list[tuple[date, bool]]:
         day = last_final + ONE_DAY
     out = []
     while _at(day) < done_until and len(out) < MAX_DAYS_PER_RUN:
-        out.append((day, _at(day) + ONE_DAY <= done_until))
+        out.append((day, _at(day) + ONE_DAY + SETTLE <= done_until))
         day += ONE_DAY
     return out
 

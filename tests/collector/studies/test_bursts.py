@@ -40,7 +40,8 @@ def test_a_rescan_replaces_a_day_and_a_final_day_is_not_scanned_again(archive):
     scan.run(budget_s=120)
     n = Burst.objects.count()
     due = scan.days_to_scan(scan.watermarks().get("1m"))
-    assert [final for _, final in due] == [False]                     # only the day still filling
+    # only days not yet settled (today, and yesterday before 06:00 UTC); the archive's are final
+    assert due and all(not final for _, final in due) and all(d > archive["end"].date() for d, _ in due)
     day = archive["t0"].date()
     again = scan.scan_day(day, final=True)
     assert again.bursts == 1 and Burst.objects.count() == n             # replaced, not added
@@ -55,3 +56,11 @@ def test_the_rule_of_the_settings_is_the_one_stored(archive, settings):
 def test_nothing_to_scan_before_any_rollup():
     f.reset_rollups()
     assert scan.run(budget_s=5) == {"days": [], "bursts": 0, "seconds": pytest.approx(0, abs=1)}
+
+
+def test_a_day_is_final_only_once_the_tier_is_well_past_its_end(archive):
+    day = archive["t0"].date()
+    end = archive["t0"] + timedelta(days=1)
+    scan.BurstScan.objects.all().delete()
+    assert scan.days_to_scan(end)[0] == (day, False)                       # just complete: not final
+    assert scan.days_to_scan(end + scan.SETTLE)[0] == (day, True)

@@ -9,7 +9,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import cast
+
+# No switch was polled before this: a time earlier than it in a request is a mistake, not data.
+EARLIEST_DATA = datetime(1990, 1, 1, tzinfo=UTC)
 
 
 class Flag(enum.IntFlag):

@@ -11,7 +11,6 @@ from collector.archive import rollup as archive_rollup
 from collector.inventory.models import Host
 from collector.poller import actions, hostcheck, schedule
 from collector.poller.celery_app import app
-from collector.studies import bursts as studies_bursts
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +56,10 @@ def rollup() -> dict:
 @app.task(name="cellar.scan_bursts")
 def scan_bursts() -> dict:
     """Find and store the significant bursts of the days the 1-minute tier holds (bounded run)."""
+    # Imported here: it brings numpy, which the poll path never needs; a worker that polls only
+    # (a poller group's) then starts without it.
+    from collector.studies import bursts as studies_bursts
+
     return studies_bursts.run(budget_s=0.8 * schedule.BURST_SCAN_S)
 
 

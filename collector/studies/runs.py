@@ -18,11 +18,11 @@ from datetime import UTC, datetime, timedelta
 from django.db import transaction
 from django.db.models import Q
 
-from collector.core.facts import capacity_per_s
+from analysis.window import payload_bps
+from collector.core.facts import EARLIEST_DATA, capacity_per_s
 from collector.inventory.models import Host, Port, VirtualChannel
 from collector.studies.models import ExperimentRun
 
-EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)
 MAX_REPORT_BYTES = 2_000_000
 
@@ -90,7 +90,7 @@ def parse_iperf3(text: str) -> dict:
 def _fastest_line_bps(ports: list[Port]) -> float | None:
     rates = [capacity_per_s("octets", p.speed_bps, None) for p in ports if p.speed_bps]
     cells = [capacity_per_s("cells", p.speed_bps, p.capacity_cells) for p in ports if p.is_atm]
-    best = [r * 8 for r in rates if r] + [c * 48 * 8 for c in cells if c]
+    best = [r * 8 for r in rates if r] + [payload_bps(c) for c in cells if c]
     return max(best) if best else None
 
 
@@ -112,7 +112,7 @@ def check(spec: RunSpec, now: datetime) -> dict:
     end = spec.end or (report["start"] + timedelta(seconds=report["seconds"]) if report and not spec.start else None)
     bytes_sent = spec.bytes_sent if spec.bytes_sent is not None else (report["bytes"] if report else None)
     message_size = spec.message_size or (report["blksize"] if report else None)
-    if start < EARLIEST or start > now + FUTURE_SLACK:
+    if start < EARLIEST_DATA or start > now + FUTURE_SLACK:
         raise RunError(f"start {start:%Y-%m-%d %H:%M:%S} UTC is before 1990 or more than a day ahead")
     if end is not None and end <= start:
         raise RunError(f"end {end:%Y-%m-%d %H:%M:%S} is not after start {start:%Y-%m-%d %H:%M:%S} (UTC)")

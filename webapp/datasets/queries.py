@@ -10,11 +10,12 @@ minute where the 1-minute tier still holds them. Bursts come from the stored sca
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from django.db import connection
 
-from collector.archive.rollup import retention_days, watermarks
+from collector.archive.rollup import db_now, retention_days, watermarks
+from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIERS, Tier, ceil_time, floor_time
 
 MAX_ROWS = 4_000_000        # tier rows one inventory may aggregate (bounded work)
@@ -184,7 +185,5 @@ def series_meta(ids: list[int]) -> list[SeriesMeta]:
 
 def cutoffs_now() -> tuple[datetime, dict[str, datetime | None]]:
     """Database now() and, per tier, the oldest time retention keeps (None: kept forever)."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT now()")
-        (now,) = cur.fetchone()
-    return now, {name: (now - timedelta(days=days) if days else None) for name, days in retention_days().items()}
+    now = db_now()
+    return now, cutoffs(now, retention_days())

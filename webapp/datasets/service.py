@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.db import connection
 
+from collector.core.facts import EARLIEST_DATA
 from collector.core.isotime import iso, parse_optional
 from collector.studies.bursts import default_rule
 from webapp.datasets import queries, table
 
 PAGE_ROWS = 500
-EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 
 
 class BadRequest(ValueError):
@@ -64,8 +64,8 @@ def parse(params: Mapping) -> Request:
     start, end = _time(params, "start"), _time(params, "end")
     if start and end and start >= end:
         raise BadRequest(f"start {iso(start)} is not before end {iso(end)}")
-    if start and start < EARLIEST:
-        raise BadRequest(f"start {iso(start)} is before {EARLIEST.year}: no switch was polled then")
+    if start and start < EARLIEST_DATA:
+        raise BadRequest(f"start {iso(start)} is before {EARLIEST_DATA.year}: no switch was polled then")
     sort_key = (params.get("sort") or "").strip()
     try:
         table.sort([], sort_key)

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from analysis.accounting import Count, Verdict, count_window, verdict
+from analysis.window import payload_bps
 from collector.archive.samples import window_samples
-from collector.core.facts import CELL_BITS, PAYLOAD_BYTES
+from collector.core.facts import CELL_BITS
 from webapp.status.pathmodel import Hop, Trace
 
 
@@ -55,7 +56,7 @@ def side(sid: int | None, samples: dict, lo: datetime, hi: datetime, expected: i
     inside = cols.usable & (cols.t_end - cols.span >= lo.timestamp()) & (cols.t_end <= hi.timestamp()) & \
         (cols.span > 0)
     peak = float((cols.delta[inside] / cols.span[inside]).max()) if inside.any() else None
-    return Side(sid, c, c.estimate / seconds * CELL_BITS / 1e6, c.estimate / seconds * PAYLOAD_BYTES * 8 / 1e6,
+    return Side(sid, c, c.estimate / seconds * CELL_BITS / 1e6, payload_bps(c.estimate / seconds) / 1e6,
                 None if peak is None else peak * CELL_BITS / 1e6,
                 verdict(c, expected) if expected else None)
 

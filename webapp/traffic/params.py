@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
+from collector.core.facts import EARLIEST_DATA
 from collector.core.isotime import iso, parse_optional
 from webapp.traffic import tiers, units
 
 MAX_SERIES = 50
-EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 FUTURE_SLACK = timedelta(days=1)
 MAX_SPAN = timedelta(days=366 * 30)
 
@@ -141,8 +141,8 @@ def resolve_range(req: PlotRequest, now: datetime, first_data: datetime | None) 
     assert start is not None and end is not None
     if start >= end:
         raise BadRequest(f"start {iso(start)} is not before end {iso(end)}")
-    if start < EARLIEST:
-        raise BadRequest(f"start {iso(start)} is before {EARLIEST.year}: no switch was polled then")
+    if start < EARLIEST_DATA:
+        raise BadRequest(f"start {iso(start)} is before {EARLIEST_DATA.year}: no switch was polled then")
     if end > now + FUTURE_SLACK:
         raise BadRequest(f"end {iso(end)} is more than a day in the future (now {iso(now)})")
     if end - start > MAX_SPAN:

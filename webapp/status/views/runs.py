@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
@@ -26,9 +27,14 @@ FORM_FIELDS = ("name", "start", "end", "description", "src", "dst", "pvc", "byte
                "message_size", "overhead", "report")
 
 
-def run_list(request: HttpRequest) -> HttpResponse:
+def _list_page(request: HttpRequest, status: int = 200, **extra) -> HttpResponse:
     rows = list(ExperimentRun.objects.select_related("src_host", "dst_host").order_by("-start")[:500])
-    return render(request, "status/runs.html", {"runs": rows, "now": timezone.now(), "form": {}})
+    return render(request, "status/runs.html", {"runs": rows, "now": timezone.now(), "form": {}, **extra},
+                  status=status)
+
+
+def run_list(request: HttpRequest) -> HttpResponse:
+    return _list_page(request)
 
 
 def _int(text: str, label: str) -> int | None:
@@ -63,46 +69,45 @@ def run_create(request: HttpRequest) -> HttpResponse:
                             _int(p.get("overhead", ""), "overhead") or 0, report, request.user.get_username())
         run = runs.create(spec, timezone.now())
     except runs.RunError as exc:
-        rows = list(ExperimentRun.objects.select_related("src_host", "dst_host").order_by("-start")[:500])
-        return render(request, "status/runs.html", {"runs": rows, "now": timezone.now(), "error": str(exc),
-                                                    "form": {k: p.get(k, "") for k in FORM_FIELDS}}, status=400)
+        return _list_page(request, 400, error=str(exc), form={k: p.get(k, "") for k in FORM_FIELDS})
     return HttpResponseRedirect(reverse("status:run", args=[run.id]))
 
 
-def _accounting(run: ExperimentRun):
-    """The run's window, expected cells, the connection (hosts) and the per-hop counts along the
-    first forward path between its hosts, or along the path of its PVC."""
-    now = timezone.now()
-    end = run.end or now
+@dataclass
+class Accounting:
+    end: datetime                 # the run's end, or now while it goes on
+    expected: int | None          # expected minimum cells, when the bytes sent are known
+    conn: object | None           # pathmodel.Connection between the run's hosts
+    hops: list[hopcount.HopCount]
+    chosen: list[tuple]           # (series, hopcount.Side) of each series the run names
+
+
+def _accounting(run: ExperimentRun) -> Accounting:
+    """Cells of the run's window: per hop along the first forward path between its hosts (or the
+    path of its PVC), and for each series it names. ValueError when the window is longer than raw
+    samples are read for at once."""
+    end = run.end or timezone.now()
     expected = (expected_cells(run.bytes_sent, run.message_size, run.overhead)
                 if run.bytes_sent is not None else None)
-    if not (run.src_host_id and run.dst_host_id) and not run.channel_id:
-        return end, expected, None, []
-    data = q.load_network(rates=False)
-    net, conn, trace = data.net, None, None
-    if run.src_host_id and run.dst_host_id:
-        src, dst = net.hosts.get(run.src_host_id), net.hosts.get(run.dst_host_id)
-        conn = net.connection(src, dst) if src and dst else None
-        trace = conn.forward[0] if conn and conn.forward else None
-    elif run.channel is not None:
-        port = net.ports.get(run.channel.port_id)
-        trace = net.trace_endpoint(port, run.channel.vpi, run.channel.vci) if port else None
-    if trace is None:
-        return end, expected, conn, []
-    idx = q.series_index({h.switch.id for h in trace.hops})
-    return end, expected, conn, hopcount.account(net, idx, trace, run.start, end, expected)
-
-
-def _series_counts(run: ExperimentRun, end) -> list[tuple]:
-    """(series, Side) for each series the run names: its count over the window (no path needed)."""
+    conn, trace, hops = None, None, []
+    if (run.src_host_id and run.dst_host_id) or run.channel_id:
+        data = q.load_network(rates=False)
+        net = data.net
+        if run.src_host_id and run.dst_host_id:
+            src, dst = net.hosts.get(run.src_host_id), net.hosts.get(run.dst_host_id)
+            conn = net.connection(src, dst) if src and dst else None
+            trace = conn.forward[0] if conn and conn.forward else None
+        elif run.channel is not None:
+            port = net.ports.get(run.channel.port_id)
+            trace = net.trace_endpoint(port, run.channel.vpi, run.channel.vci) if port else None
+        if trace is not None:
+            idx = q.series_index({h.switch.id for h in trace.hops})
+            hops = hopcount.account(net, idx, trace, run.start, end, expected)
     chosen = list(run.series.select_related("switch", "port"))
-    if not chosen:
-        return []
-    expected = (expected_cells(run.bytes_sent, run.message_size, run.overhead)
-                if run.bytes_sent is not None else None)
-    samples = window_samples([s.id for s in chosen], run.start, end)
-    return [(s, hopcount.side(s.id, samples, run.start, end, expected if s.unit == "cells" else None))
-            for s in chosen]
+    samples = window_samples([s.id for s in chosen], run.start, end) if chosen else {}
+    counts = [(s, hopcount.side(s.id, samples, run.start, end, expected if s.unit == "cells" else None))
+              for s in chosen]
+    return Accounting(end, expected, conn, hops, counts)
 
 
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
@@ -111,17 +116,18 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     if run is None:
         raise Http404(f"no experiment run {run_id}")
     try:
-        end, expected, conn, hops = _accounting(run)
-        chosen = _series_counts(run, end)
+        acc = _accounting(run)
     except ValueError as exc:            # a window longer than raw samples are read for at once
         return render(request, "status/run.html", {"run": run, "error": str(exc), "end": run.end or timezone.now(),
                                                    "now": timezone.now()}, status=400)
+    end, hops, chosen = acc.end, acc.hops, acc.chosen
     series = [s for h in hops for s in (h.cells_in.series_id, h.cells_out.series_id) if s] + [s.id for s, _ in chosen]
     pad = max((end - run.start) / 4, timedelta(minutes=2))
     plot = (f"/traffic/?s={','.join(map(str, dict.fromkeys(series)))}&start={iso(run.start - pad)}"
             f"&end={iso(end + pad)}") if series else ""
     return render(request, "status/run.html", {
-        "run": run, "end": end, "expected": expected, "conn": conn, "hops": hops, "plot": plot, "chosen": chosen,
+        "run": run, "end": end, "expected": acc.expected, "conn": acc.conn, "hops": hops, "plot": plot,
+        "chosen": chosen,
         "formula": formula(run.message_size, run.overhead), "seconds": (end - run.start).total_seconds(),
         "now": timezone.now()})
 
@@ -131,9 +137,10 @@ def run_csv(request: HttpRequest, run_id: int) -> HttpResponse:
     if run is None:
         raise Http404(f"no experiment run {run_id}")
     try:
-        end, expected, _, hops = _accounting(run)
+        acc = _accounting(run)
     except ValueError as exc:
         return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
+    end, expected, hops = acc.end, acc.expected, acc.hops
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     buf.write(f"# run {run.name}: {iso(run.start)} - {iso(end)}; expected minimum cells: "
@@ -208,9 +215,10 @@ def run_api(request: HttpRequest, run_id: int) -> HttpResponse:
     if run is None:
         return JsonResponse({"error": f"no experiment run {run_id}"}, status=404)
     try:
-        end, expected, _, hops = _accounting(run)
+        acc = _accounting(run)
     except ValueError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
+    end, expected, hops = acc.end, acc.expected, acc.hops
     return JsonResponse({**_run_json(run), "window_end": iso(end), "expected_cells": expected,
                          "formula": formula(run.message_size, run.overhead),
                          "hops": [{"number": h.number, "switch": h.hop.switch.name,

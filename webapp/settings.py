@@ -89,6 +89,8 @@ INSTALLED_APPS = [
     "webapp.traffic",
     "webapp.status",
     "webapp.datasets",
+    "collector.exports",
+    "webapp.exports",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -99,6 +101,7 @@ MIGRATION_MODULES = {
     "archive": "migrations.archive",
     "poller": "migrations.poller",
     "studies": "migrations.studies",
+    "exports": "migrations.exports",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
 }
@@ -203,6 +206,22 @@ try:
     CELLAR_BURST_K = env.env_float("CELLAR_BURST_K", 4.0, minimum=0.0)
     CELLAR_BURST_CAPACITY_PCT = env.env_float("CELLAR_BURST_CAPACITY_PCT", 10.0, minimum=0.0, maximum=100.0)
     CELLAR_BURST_MIN_SECONDS = env.env_int("CELLAR_BURST_MIN_SECONDS", 60, minimum=0, maximum=86400 * 7)
+
+    # --- Bounded work per request (webapp/budget.py, webapp/traffic/streamslots.py, collector/exports) ---
+    # Statement timeouts of the web's heavy endpoints: the table in webapp/budget.py, times SCALE,
+    # never above MAX_MS (a web request waits at most that long for one statement).
+    CELLAR_WEB_TIMEOUT_SCALE = env.env_float("CELLAR_WEB_TIMEOUT_SCALE", 1.0, minimum=0.01, maximum=100.0)
+    CELLAR_WEB_TIMEOUT_MAX_MS = env.env_int("CELLAR_WEB_TIMEOUT_MAX_MS", 30000, minimum=100, maximum=600000)
+    # A CSV of more cells (series x rows at its resolution) becomes a background export job.
+    CELLAR_CSV_SYNC_MAX_CELLS = env.env_int("CELLAR_CSV_SYNC_MAX_CELLS", 2_000_000, minimum=1000)
+    # Direct CSV downloads streaming at once: in the whole web tier, and per user (or address).
+    CELLAR_CSV_STREAMS_MAX = env.env_int("CELLAR_CSV_STREAMS_MAX", 4, minimum=1, maximum=1000)
+    CELLAR_CSV_STREAMS_PER_CLIENT = env.env_int("CELLAR_CSV_STREAMS_PER_CLIENT", 2, minimum=1, maximum=1000)
+    # Background export jobs running at once per user; more wait in line ("queued, position k").
+    CELLAR_EXPORT_JOBS_PER_USER = env.env_int("CELLAR_EXPORT_JOBS_PER_USER", 2, minimum=1, maximum=100)
+    # Where export jobs write their files (mode 0600), and how long a finished file is kept.
+    CELLAR_EXPORT_DIR = Path(env.env_str("CELLAR_EXPORT_DIR", str(BASE_DIR / "state" / "exports")))
+    CELLAR_EXPORT_KEEP_HOURS = env.env_int("CELLAR_EXPORT_KEEP_HOURS", 24, minimum=1, maximum=24 * 90)
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

@@ -17,5 +17,6 @@ urlpatterns = [
     path("healthz", healthz),
     path("traffic/", include("webapp.traffic.urls")),
     path("datasets/", include("webapp.datasets.urls")),
+    path("exports/", include("webapp.exports.urls")),
     path("", include("webapp.status.urls")),
 ]

@@ -48,11 +48,13 @@ def header_line(columns: Sequence[str]) -> bytes:
     return buf.getvalue().encode()
 
 
-def stream_copy(sql: str, params: dict, *, prepare_plan: bool = True) -> Iterator[bytes]:
+def stream_copy(sql: str, params: dict, *, prepare_plan: bool = True,
+                timeout_ms: int = EXPORT_TIMEOUT_MS) -> Iterator[bytes]:
     """The CSV rows of `sql` as PostgreSQL writes them, in chunks of ~64 KiB, under a statement
-    timeout of EXPORT_TIMEOUT_MS; with prepare_plan, plans that stream rows in time order."""
+    timeout of timeout_ms (a web request passes its own, shorter one: webapp/budget.py);
+    with prepare_plan, plans that stream rows in time order."""
     with transaction.atomic(), connection.cursor() as cur:
-        cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(EXPORT_TIMEOUT_MS)])
+        cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(int(timeout_ms))])
         if prepare_plan:
             streaming_plan(cur)
         try:

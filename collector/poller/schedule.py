@@ -24,6 +24,7 @@ from django.db import DatabaseError, close_old_connections
 log = logging.getLogger(__name__)
 REFRESH_S = 5.0
 BURST_SCAN_S = 900.0     # every 15 minutes: a day's bursts are known within ~20 minutes
+EXPORT_EXPIRY_S = 600.0   # export files live CELLAR_EXPORT_KEEP_HOURS, give or take 10 minutes
 EARLY_S = 0.02       # a slot counts as reached this much before it (see Phased.is_due)
 _FIB_MULT = 0x9E3779B97F4A7C15   # 2**64 / golden ratio, odd: Fibonacci hashing
 
@@ -106,6 +107,12 @@ def static_entries() -> dict[str, dict]:
         "bursts": {
             "task": "cellar.scan_bursts", "schedule": BURST_SCAN_S,
             "options": {"queue": "default", "expires": BURST_SCAN_S},
+        },
+        # Delete background export files past CELLAR_EXPORT_KEEP_HOURS (collector/exports/jobs.py),
+        # fail export jobs whose worker died, dispatch the owners left waiting.
+        "expire-exports": {
+            "task": "cellar.expire_exports", "schedule": EXPORT_EXPIRY_S,
+            "options": {"queue": "default", "expires": EXPORT_EXPIRY_S},
         },
         # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
         "retention": {

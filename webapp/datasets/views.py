@@ -1,4 +1,8 @@
-"""The data inventory: a page, its JSON and its CSV (seed 002, table 15, alive). Read only."""
+"""The data inventory: a page, its JSON and its CSV (seed 002, table 15, alive). Read only.
+
+Bounds: one row per archived series (the HTML pages them by PAGE_ROWS), aggregated from the
+finest tier whose rows fit queries.MAX_ROWS (4,000,000 tier rows at most); every statement within
+the "datasets" time limit (webapp/budget.py); the CSV is built before it streams."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -9,6 +13,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from collector.core.isotime import iso
+from webapp.budget import limited
 from webapp.datasets import service, table
 
 
@@ -27,6 +32,7 @@ def _inventory(request: HttpRequest, as_json: bool) -> service.Inventory | HttpR
 
 
 @require_GET
+@limited("datasets", "html")
 def page(request: HttpRequest) -> HttpResponse:
     inv = _inventory(request, as_json=False)
     if isinstance(inv, HttpResponse):
@@ -47,6 +53,7 @@ def page(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@limited("datasets", "json")
 def api(request: HttpRequest) -> HttpResponse:
     inv = _inventory(request, as_json=True)
     if isinstance(inv, HttpResponse):
@@ -55,6 +62,7 @@ def api(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@limited("datasets", "text")
 def export(request: HttpRequest) -> HttpResponse:
     try:
         inv = service.build(service.parse(request.GET))

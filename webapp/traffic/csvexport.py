@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from collector.archive.export import flags_sql, header_line, iso_sql, stream_copy
+from collector.archive.export import EXPORT_TIMEOUT_MS, flags_sql, header_line, iso_sql, stream_copy
 from collector.archive.rollup import drawn_sql
 from collector.archive.tiers import TIER
 from webapp.traffic import queries, units
@@ -136,11 +136,25 @@ def sql_for(p: Plan) -> tuple[str, dict]:
     return bucket_sql(p)
 
 
-def stream(p: Plan) -> Iterator[bytes]:
-    """The header line, then the CSV rows as PostgreSQL writes them, in chunks of ~64 KiB."""
+def stream(p: Plan, *, timeout_ms: int = EXPORT_TIMEOUT_MS) -> Iterator[bytes]:
+    """The header line, then the CSV rows as PostgreSQL writes them, in chunks of ~64 KiB.
+    timeout_ms: the COPY's statement timeout (a web request's budget; the CLI's hour)."""
     yield header_line(header(p))
     sql, params = sql_for(p)
-    yield from stream_copy(sql, params)
+    yield from stream_copy(sql, params, timeout_ms=timeout_ms)
+
+
+def copy_spec(p: Plan) -> tuple[bytes, str, dict]:
+    """(header line, SQL, parameters) of the export, as stream() runs them: what a background
+    export job (collector/exports) stores and its worker runs, so the file it writes is this
+    very CSV, byte for byte."""
+    sql, params = sql_for(p)
+    return header_line(header(p)), sql, params
+
+
+def cells(p: Plan) -> int:
+    """The export's size as its limits count it: series x rows at its resolution."""
+    return len(p.series) * p.expected_points
 
 
 def filename(p: Plan) -> str:

@@ -20,6 +20,11 @@ from collector.core.isotime import iso, parse_optional
 from webapp.traffic import tiers, units
 
 MAX_SERIES = 50
+# Values (series x points at the chosen resolution) one request may read: the plot's JSON, and
+# a CSV even as a background export (a year of 15-second samples of 50 series is 105 million).
+# A CSV above CELLAR_CSV_SYNC_MAX_CELLS is not streamed but offered as a background export.
+MAX_PLOT_CELLS = 1_000_000
+MAX_EXPORT_CELLS = 200_000_000
 FUTURE_SLACK = timedelta(days=1)
 MAX_SPAN = timedelta(days=366 * 30)
 

@@ -78,9 +78,20 @@ def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, r
                              f"most {MAX_POINTS_EXPLICIT:,}: choose a coarser resolution, a shorter range, "
                              "or download the CSV")
     start, end = tiers.align(chosen, start, end)
+    check_cells(len(series), tiers.points(chosen, start, end, poll), chosen, for_csv)
     main, tail = tiers.segments(chosen, start, end, done)
     return Plan(req, series, unit, factors, chosen, tiers.seconds(chosen, poll), start, end, now, poll,
                 main, tail, done, cut, notes)
+
+
+def check_cells(n_series: int, n_points: int, res: str, for_csv: bool) -> None:
+    """BadRequest when series x points exceeds what one request may read (params.MAX_*_CELLS)."""
+    limit = params.MAX_EXPORT_CELLS if for_csv else params.MAX_PLOT_CELLS
+    cells = n_series * n_points
+    if cells > limit:
+        what = "a CSV export holds" if for_csv else "one plot request reads"
+        raise BadRequest(f"{n_series} series x {n_points:,} points ({tiers.RES_LABEL[res]}) = {cells:,} values; "
+                         f"{what} at most {limit:,}: choose fewer series, a shorter range or a coarser resolution")
 
 
 @dataclass

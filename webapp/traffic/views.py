@@ -1,25 +1,43 @@
 """Traffic views: the plot page, its JSON, the CSV export and the inventory/series API.
 
-Read-only and open without login. Views only parse, delegate (service, catalog, plots,
-csvexport) and answer; bad input is a 400 whose message says what was wrong, never a 500.
+Read-only (a large CSV's POST creates a background export job through collector.exports).
+Views only parse, delegate (service, catalog, plots, csvexport, exportjobs) and answer; bad
+input is a 400 whose message says what was wrong, a query past its time limit (webapp/budget.py)
+a 503 saying the limit and what to do, never a 500.
 """
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from collections.abc import Callable
 from urllib.parse import urlencode
 
 import orjson
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from collector.core.isotime import iso
 from collector.inventory.models import Switch
-from webapp.traffic import bursts, catalog, csvexport, openapi, params, plots, runbands, service, tiers, units
+from webapp.budget import TooSlow, budget_ms, is_timeout, statement_budget, too_slow_response
+from webapp.traffic import (
+    bursts,
+    catalog,
+    csvexport,
+    exportjobs,
+    openapi,
+    params,
+    plots,
+    runbands,
+    service,
+    streamslots,
+    tiers,
+    units,
+)
 from webapp.traffic.catalog import UnknownSeries
 from webapp.traffic.params import BadRequest
 from webapp.traffic.units import UnitError
@@ -27,20 +45,26 @@ from webapp.traffic.units import UnitError
 BAD = (BadRequest, UnknownSeries, UnitError)
 
 
-def answers_400(kind: str) -> Callable:
-    """Turn bad input into a 400 (JSON, HTML or plain text) carrying the message."""
+def answers_400(kind: str, budget: str | None = None, methods: tuple[str, ...] = ("GET",)) -> Callable:
+    """Turn bad input into a 400 (JSON, HTML or plain text) carrying the message; with a budget
+    (webapp/budget.py), the view's statements time out at that endpoint's limit, answered 503."""
     def wrap(view: Callable) -> Callable:
         @functools.wraps(view)
         def inner(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             try:
-                return view(request, *args, **kwargs)
+                if budget is None:
+                    return view(request, *args, **kwargs)
+                with statement_budget(budget):
+                    return view(request, *args, **kwargs)
             except BAD as exc:
                 if kind == "json":
                     return JsonResponse({"error": str(exc)}, status=400)
                 if kind == "html":
                     return render(request, "traffic/bad_request.html", {"message": str(exc)}, status=400)
                 return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
-        return require_GET(inner)
+            except TooSlow as exc:
+                return too_slow_response(request, exc, kind)
+        return require_http_methods(list(methods))(inner)
     return wrap
 
 
@@ -68,7 +92,7 @@ def page(request: HttpRequest) -> HttpResponse:
         "resolutions": [("auto", "automatic")] + [(r, tiers.RES_LABEL[r]) for r in tiers.RESOLUTIONS]})
 
 
-@answers_400("json")
+@answers_400("json", budget="traffic.data")
 def data(request: HttpRequest) -> HttpResponse:
     """The points, gaps and statistics of a plot. figure=1 adds the Plotly figure; points=0 leaves
     out the point columns (the page draws the figure); p95=0 leaves out the 95th percentile,
@@ -94,7 +118,7 @@ def data(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@answers_400("json")
+@answers_400("json", budget="traffic.p95")
 def p95(request: HttpRequest) -> HttpResponse:
     """The 95th percentile of each series over the same range as api/data with the same query."""
     started = time.perf_counter()
@@ -104,13 +128,49 @@ def p95(request: HttpRequest) -> HttpResponse:
     return fast_json(body)
 
 
-@answers_400("text")
-def export(request: HttpRequest) -> StreamingHttpResponse:
+@answers_400("text", methods=("GET", "POST"))
+def export(request: HttpRequest) -> HttpResponse:
+    """GET: the CSV, streamed, when it is small enough (CELLAR_CSV_SYNC_MAX_CELLS) and a stream
+    slot is free (429 otherwise); larger, a page (or JSON) offering a background export.
+    POST (same query string): create that background export job. Not wrapped in a statement
+    budget: the COPY sets its own, and its transaction outlives this function (streaming)."""
     raw = params.on_off(request.GET, "raw", False)
     plan, _ = service.resolve(params.parse(request.GET), for_csv=True, res="raw" if raw else None)
-    response = StreamingHttpResponse(csvexport.stream(plan), content_type="text/csv; charset=utf-8")
+    size = csvexport.cells(plan)
+    if request.method == "POST":
+        return exportjobs.start(request, plan, raw)
+    if size > settings.CELLAR_CSV_SYNC_MAX_CELLS:
+        return exportjobs.offer(request, plan, size)
+    try:
+        lease = streamslots.take(client_key(request))
+    except streamslots.Busy as exc:
+        busy = HttpResponse(f"{exc}\n", status=429, content_type="text/plain; charset=utf-8")
+        busy["Retry-After"] = str(exc.retry_after)
+        return busy
+    ms = budget_ms("traffic.export")
+    chunks = csvexport.stream(plan, timeout_ms=ms)
+    try:
+        # The header and the first ~64 KiB of rows before answering: a query that times out
+        # before its first rows (a sort, an aggregate) is then a 503 with the limit, not a CSV
+        # cut short. One that times out later ends the stream unfinished (the client sees an
+        # incomplete transfer).
+        first = [next(chunks), next(chunks, b"")]
+    except Exception as exc:
+        lease.release()
+        if is_timeout(exc):
+            return too_slow_response(request, TooSlow("traffic.export", ms), "text")
+        raise
+    response = StreamingHttpResponse(streamslots.guarded(itertools.chain(first, chunks), lease),
+                                     content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{csvexport.filename(plan)}"'
     return response
+
+
+def client_key(request: HttpRequest) -> str:
+    """Whose streams these are: the user, or the address of an anonymous client."""
+    if request.user.is_authenticated:
+        return f"user:{request.user.pk}"
+    return f"addr:{request.META.get('REMOTE_ADDR', '')}"
 
 
 @answers_400("json")

@@ -341,7 +341,9 @@ def test_query_counts_do_not_grow_with_the_network(client, network):
     big = {url: count_queries(client, url) for url in COUNTED}
     assert big == small
     for url, n in small.items():
-        assert n <= 24, f"{url}: {n} queries"
+        # 24, and 2 of the statement budget (webapp/budget.py): its SET LOCAL statement_timeout and,
+        # inside the test's transaction only, putting the previous timeout back.
+        assert n <= 26, f"{url}: {n} queries"
 
 
 def test_names_with_slashes_and_odd_characters(client, network):

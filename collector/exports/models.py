@@ -1,0 +1,49 @@
+"""The export job table (owned by the exports app; webapp/exports and webapp/traffic read it)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ExportJob(models.Model):
+    """One background CSV export: who asked, what (the query string and the COPY it became),
+    and how far the worker got. The COPY's SQL is built by the web from checked ids and numbers
+    (webapp/traffic/csvexport.py) and stored so the worker writes exactly that CSV; no secret is
+    ever part of it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        EXPIRED = "expired"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="+", help_text="empty when asked anonymously (see session_hash)")
+    session_hash = models.CharField(max_length=64, blank=True, default="",
+                                    help_text="SHA-256 of the anonymous owner's session key (never the key)")
+    selection = models.TextField(help_text="the query string asked (series ids, range, resolution, unit)")
+    filename = models.CharField(max_length=255)
+    header = models.TextField(help_text="the CSV header line")
+    copy_sql = models.TextField()
+    copy_params = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    expected_rows = models.BigIntegerField()
+    rows_written = models.BigIntegerField(default=0)
+    bytes_written = models.BigIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    path = models.CharField(max_length=500, blank=True, default="", help_text="the file, once written")
+    created = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="when its task went to the queue")
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "exports_job"
+        indexes = [models.Index(fields=["status", "id"], name="exports_job_status_id")]
+
+    @property
+    def fraction(self) -> float:
+        if self.status == self.Status.DONE:
+            return 1.0
+        return min(0.99, self.rows_written / max(1, self.expected_rows))

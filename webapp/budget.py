@@ -1,0 +1,130 @@
+"""Statement timeouts of the web's heavy endpoints, sized in one table.
+
+One connection-wide timeout (DATABASE_STATEMENT_TIMEOUT_MS) served the web, the worker and the
+CLI alike; a plot request could wait a minute and a CSV an hour. Here each heavy endpoint gets
+its own limit, set with SET LOCAL inside the request's transaction (so it ends with the
+transaction and never leaks to the next request on a kept connection), and a statement that
+hits it answers 503 with the limit and what to do instead, not a 500.
+
+A limit is per statement: these endpoints each run one heavy statement and a few index probes.
+Background exports (collector/exports) keep the long timeout of collector/archive/export.py.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import orjson
+import psycopg
+from django.conf import settings
+from django.db import OperationalError, connection, transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+NARROW = "narrow the range or choose fewer series"
+COARSER = "choose a coarser resolution"
+BACKGROUND = "start a background export (POST the same CSV URL, or the button on its page)"
+
+
+@dataclass(frozen=True)
+class Budget:
+    ms: int
+    what: str           # "plot data": how the message names the endpoint
+    advice: str         # what the user can do instead
+
+
+# endpoint -> its statement timeout before CELLAR_WEB_TIMEOUT_SCALE and CELLAR_WEB_TIMEOUT_MAX_MS.
+BUDGETS: dict[str, Budget] = {
+    "traffic.data": Budget(15_000, "plot data", f"{NARROW}, or {COARSER}"),
+    "traffic.p95": Budget(15_000, "the 95th percentile", f"{NARROW}, or {COARSER}"),
+    "traffic.export": Budget(30_000, "a direct CSV download", f"{NARROW}, {COARSER}, or {BACKGROUND}"),
+    "datasets": Budget(20_000, "the data inventory", "narrow the range (start, end) or pick one switch"),
+    "status": Budget(10_000, "a status page", "try again in a minute; if it persists, tell the operator"),
+}
+
+
+def budget_ms(name: str) -> int:
+    """The endpoint's statement timeout in milliseconds, scaled and capped by the settings."""
+    ms = int(BUDGETS[name].ms * settings.CELLAR_WEB_TIMEOUT_SCALE)
+    return max(1, min(ms, settings.CELLAR_WEB_TIMEOUT_MAX_MS))
+
+
+class TooSlow(Exception):
+    """A statement of endpoint `name` ran past its limit; str() is the message for the user."""
+
+    def __init__(self, name: str, ms: int):
+        b = BUDGETS[name]
+        super().__init__(f"{b.what} took longer than its limit of {ms / 1000:g} s and was stopped: {b.advice}.")
+        self.name, self.ms = name, ms
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """True for PostgreSQL's "canceling statement due to statement timeout" (SQLSTATE 57014)
+    however Django wrapped it; a cancel for another reason (the client went away) is not."""
+    for e in (exc, exc.__cause__):
+        if getattr(e, "sqlstate", None) == "57014" and "statement timeout" in str(e):
+            return True
+    return False
+
+
+def set_timeout(cur, ms: int) -> str:
+    """SET LOCAL statement_timeout on cursor `cur` (in a transaction); returns the previous value."""
+    cur.execute("SELECT current_setting('statement_timeout'), set_config('statement_timeout', %s, true)",
+                [f"{int(ms)}ms"])
+    return cur.fetchone()[0]
+
+
+@contextmanager
+def statement_budget(name: str) -> Iterator[int]:
+    """Run the block in a transaction whose statements time out at the endpoint's limit; a
+    statement that does raises TooSlow. Inside an outer transaction (tests), the timeout is set
+    in that one and put back at the end, as COMMIT would have done (no savepoint: two statements
+    fewer, and an exception such as Http404 does not doom the outer transaction)."""
+    ms = budget_ms(name)
+    try:
+        if connection.in_atomic_block:
+            with connection.cursor() as cur:
+                previous = set_timeout(cur, ms)
+            yield ms
+            with connection.cursor() as cur:
+                cur.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+        else:
+            with transaction.atomic():
+                with connection.cursor() as cur:
+                    set_timeout(cur, ms)
+                yield ms
+    except (OperationalError, psycopg.OperationalError) as exc:
+        # psycopg's own error when the statement ran on a raw cursor (COPY, prepared reads).
+        if is_timeout(exc):
+            raise TooSlow(name, ms) from exc
+        raise
+
+
+def too_slow_response(request: HttpRequest, exc: TooSlow, kind: str) -> HttpResponse:
+    """503 (the server gave up, the request may work narrower or later) in the endpoint's format."""
+    message = str(exc)
+    if kind == "json":
+        response = HttpResponse(orjson.dumps({"error": message, "limit_ms": exc.ms}), status=503,
+                                content_type="application/json")
+    elif kind == "html":
+        response = render(request, "too_slow.html", {"message": message}, status=503)
+    else:
+        response = HttpResponse(message + "\n", status=503, content_type="text/plain; charset=utf-8")
+    response["Cellar-Limit-Ms"] = str(exc.ms)
+    return response
+
+
+def limited(name: str, kind: str = "html") -> Callable:
+    """View decorator: the whole view runs within the endpoint's statement budget."""
+    def wrap(view: Callable) -> Callable:
+        @functools.wraps(view)
+        def inner(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            try:
+                with statement_budget(name):
+                    return view(request, *args, **kwargs)
+            except TooSlow as exc:
+                return too_slow_response(request, exc, kind)
+        return inner
+    return wrap

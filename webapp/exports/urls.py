@@ -1,0 +1,11 @@
+from django.urls import path
+
+from webapp.exports import views
+
+app_name = "exports"
+urlpatterns = [
+    path("", views.job_list, name="list"),
+    path("<int:job_id>/", views.job_page, name="job"),
+    path("<int:job_id>.json", views.job_json, name="job-json"),
+    path("<int:job_id>/download", views.download, name="download"),
+]

@@ -75,8 +75,9 @@ def lease_seconds() -> float:
 
 def take(client_key: str) -> Lease:
     """A slot for one stream of `client_key` (user:<id> or addr:<ip>), or Busy."""
-    limits = (settings.CELLAR_CSV_STREAMS_MAX, settings.CELLAR_CSV_STREAMS_PER_CLIENT)
-    keys = (PREFIX + "all", PREFIX + client_key)
+    # The client's own set first: when both are full, its own limit is the one to state.
+    limits = (settings.CELLAR_CSV_STREAMS_PER_CLIENT, settings.CELLAR_CSV_STREAMS_MAX)
+    keys = (PREFIX + client_key, PREFIX + "all")
     now = time.time()
     token = uuid.uuid4().hex
     full, value = _client(settings.REDIS_URL).eval(_TAKE, len(keys), *keys, now, now + lease_seconds(), token,
@@ -85,11 +86,11 @@ def take(client_key: str) -> Lease:
         return Lease(keys, token)
     retry = max(1, min(RETRY_AFTER_MAX_S, math.ceil(float(value) - now)))
     if full == 1:
-        message = (f"{limits[0]} CSV downloads are streaming now, the most the server runs at once; "
-                   f"retry in {retry} s, or start a background export (POST the same URL)")
-    else:
-        message = (f"you have {limits[1]} CSV downloads streaming, the most one user (or address) may run at "
+        message = (f"you have {limits[0]} CSV downloads streaming, the most one user (or address) may run at "
                    f"once; retry when one has finished (in about {retry} s), or start a background export")
+    else:
+        message = (f"{limits[1]} CSV downloads are streaming now, the most the server runs at once; "
+                   f"retry in {retry} s, or start a background export (POST the same URL)")
     raise Busy(message, retry)
 
 

@@ -1,0 +1,82 @@
+"""Statement timeouts per endpoint (webapp/budget.py): real queries that run past the limit, in
+PostgreSQL (pg_sleep, and the endpoints' own queries kept waiting on a table lock), answered with
+the limit and what to do, never a 500."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.db import connection, transaction
+
+from tests.support.dblock import locked
+from webapp import budget
+
+pytestmark = pytest.mark.usefixtures("plain_static")
+
+
+def test_the_table_is_scaled_and_capped(settings):
+    assert budget.budget_ms("traffic.export") == 30_000
+    assert budget.budget_ms("status") == 10_000
+    settings.CELLAR_WEB_TIMEOUT_SCALE = 0.5
+    assert budget.budget_ms("traffic.data") == 7_500
+    settings.CELLAR_WEB_TIMEOUT_SCALE = 10.0
+    assert budget.budget_ms("traffic.data") == settings.CELLAR_WEB_TIMEOUT_MAX_MS == 30_000
+
+
+def show_timeout() -> str:
+    with connection.cursor() as cur:
+        cur.execute("SHOW statement_timeout")
+        return cur.fetchone()[0]
+
+
+@pytest.mark.django_db
+def test_pg_sleep_past_the_limit_is_stopped_with_the_message(settings):
+    settings.CELLAR_WEB_TIMEOUT_MAX_MS = 300
+    before = show_timeout()
+    with budget.statement_budget("traffic.p95") as ms:
+        assert ms == 300 and show_timeout() == "300ms"
+    assert show_timeout() == before             # put back: no leak into the next request's statements
+    started = time.monotonic()
+    with pytest.raises(budget.TooSlow) as caught:
+        with transaction.atomic():      # the test's transaction survives the cancelled statement
+            with budget.statement_budget("traffic.p95"):
+                with connection.cursor() as cur:
+                    cur.execute("SELECT pg_sleep(5)")
+    assert time.monotonic() - started < 2
+    assert str(caught.value) == ("the 95th percentile took longer than its limit of 0.3 s and was stopped: narrow "
+                                 "the range or choose fewer series, or choose a coarser resolution.")
+
+
+def test_endpoints_answer_503_with_their_limit(net, client, settings):
+    """The samples and tiers locked: each endpoint's real query waits until its own limit."""
+    settings.CELLAR_WEB_TIMEOUT_MAX_MS = 500
+    q = f"s={net.rx.id},{net.tx.id}&range=3h"
+    tables = ("traffic_sample", "traffic_rollup_1m", "traffic_rollup_15m", "traffic_rollup_1h", "traffic_rollup_1d")
+    with locked(*tables):
+        started = time.monotonic()
+        data = client.get(f"/traffic/api/data?{q}&res=raw")
+        assert time.monotonic() - started < 5
+        assert data.status_code == 503 and data["Cellar-Limit-Ms"] == "500"
+        assert data.json() == {"limit_ms": 500, "error": "plot data took longer than its limit of 0.5 s and was "
+                               "stopped: narrow the range or choose fewer series, or choose a coarser resolution."}
+        p95 = client.get(f"/traffic/api/p95?{q}")
+        assert p95.status_code == 503 and "the 95th percentile took longer than its limit of 0.5 s" in p95.json()["error"]
+        csv = client.get(f"/traffic/export.csv?{q}&raw=1")
+        assert csv.status_code == 503 and not csv.streaming
+        assert csv.content.decode() == (
+            "a direct CSV download took longer than its limit of 0.5 s and was stopped: narrow the range or choose "
+            "fewer series, choose a coarser resolution, or start a background export (POST the same CSV URL, "
+            "or the button on its page).\n")
+        inv = client.get("/datasets/api")
+        assert inv.status_code == 503 and "the data inventory took longer than its limit of 0.5 s" in inv.json()["error"]
+        page = client.get("/datasets/")
+        assert page.status_code == 503 and "the data inventory took longer" in page.content.decode()
+    with locked("inventory_switch"):
+        status = client.get("/switches/")
+        assert status.status_code == 503 and "a status page took longer than its limit of 0.5 s" in \
+            status.content.decode()
+    # The locks gone, the same requests are answered.
+    assert client.get(f"/traffic/api/data?{q}&res=raw").status_code == 200
+    assert client.get("/switches/").status_code == 200
+    ok = client.get(f"/traffic/export.csv?{q}&raw=1")
+    assert ok.status_code == 200 and b"".join(ok.streaming_content).count(b"\n") > 700

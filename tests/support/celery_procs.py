@@ -64,7 +64,8 @@ def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env = {**os.environ, "DATABASE_URL": url,
-           "CELLAR_SPOOL_DIR": str(tmp_path / "spool"), "CELLAR_BEAT_HEARTBEAT": str(tmp_path / "beat-heartbeat"),
+           "CELLAR_SPOOL_DIR": str(tmp_path / "spool"),
+           "CELLAR_EXPORT_DIR": str(tmp_path / "exports"), "CELLAR_BEAT_HEARTBEAT": str(tmp_path / "beat-heartbeat"),
            "CELLAR_ENV_FILE": "/nonexistent", "SECRET_KEY": settings.SECRET_KEY,
            "CELLAR_SECRETS_KEY": settings.CELLAR_SECRETS_KEY, "PYTHONUNBUFFERED": "1"}
     env.update(extra)
@@ -72,12 +73,12 @@ def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 class CeleryProcess:
-    def __init__(self, kind: str, tmp_path: Path, *args: str, **env: str):
+    def __init__(self, kind: str, tmp_path: Path, *args: str, queues: str = "polls,default", **env: str):
         self.kind = kind
         self.log_path = tmp_path / f"{kind}.log"
         cmd = [sys.executable, "-m", "celery", "-A", "collector.poller.celery_app", kind, "-l", "INFO", *args]
         if kind == "worker":
-            cmd += ["--pool", "threads", "--concurrency", "8", "-Q", "polls,default", "--without-mingle",
+            cmd += ["--pool", "threads", "--concurrency", "8", "-Q", queues, "--without-mingle",
                     "--without-gossip", "-n", f"test-{os.getpid()}@%h"]
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=process_env(tmp_path, **env), stdout=self.log,

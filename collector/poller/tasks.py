@@ -1,5 +1,6 @@
 """Thin Celery tasks: they take ids, never ORM objects, and delegate to the modules that do the
-work. Every task of Cellar is here (the worker registers this module; schedule.py sends them).
+work. Every task of Cellar is here (the worker registers this module; schedule.py sends them),
+but the background exports' (collector/exports/tasks.py, also in celery_app's include list).
 """
 from __future__ import annotations
 

@@ -59,7 +59,8 @@ def test_csv_points_limit(net, client, monkeypatch):
     monkeypatch.setattr(params, "MAX_EXPORT_CELLS", 5_000)
     r = client.get(f"/traffic/export.csv?s={net.rx.id}&range=24h&raw=1")
     assert r.status_code == 400
-    assert "1 series x 5,761 points (raw samples) = 5,761 values; a CSV export holds at most 5,000" in r.content.decode()
+    text = r.content.decode()
+    assert "1 series x 5,761 points (raw samples) = 5,761 values; a CSV export holds at most 5,000" in text
 
 
 def test_a_large_csv_is_offered_as_a_background_export(net, client, alice, settings):

@@ -29,6 +29,11 @@ SELECTION_PARAMS = [
 ERROR = {"description": "Bad input: the message says what was wrong.",
          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
+TOO_SLOW = {"description": "The query ran past its time limit (webapp/budget.py): the message says the "
+                           "limit and what to do instead",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+TEXT = {"text/plain": {"schema": {"type": "string"}}}
+
 SERIES_PROPS = {
     "id": {"type": "integer"}, "label": {"type": "string"}, "switch_id": {"type": "integer"},
     "switch": {"type": "string"}, "port": {"type": "string"}, "port_label": {"type": "string"},
@@ -190,13 +195,14 @@ def spec() -> dict:
                     {"name": "burst_pct", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 100}},
                     {"name": "burst_min", "in": "query",
                      "schema": {"type": "number", "minimum": 0, "maximum": 604800}}],
-                "responses": {"200": json_ok("Data", "Points, gaps and statistics per series"), "400": ERROR}}},
+                "responses": {"200": json_ok("Data", "Points, gaps and statistics per series"), "400": ERROR,
+                              "503": TOO_SLOW}}},
             "/traffic/api/p95": {"get": {
                 "operationId": "seriesP95", "summary": "95th percentile of each series' rates over a range",
                 "description": "Over the finest resolution with at most 20,000 points per series (a year: "
                                "1-hour averages), in the unit asked for; same selection as /traffic/api/data.",
                 "parameters": SELECTION_PARAMS,
-                "responses": {"200": json_ok("P95", "Per series"), "400": ERROR}}},
+                "responses": {"200": json_ok("P95", "Per series"), "400": ERROR, "503": TOO_SLOW}}},
             "/traffic/api/inventory": {"get": {
                 "operationId": "inventory", "summary": "Switches",
                 "responses": {"200": json_ok("Inventory", "All switches")}}},
@@ -232,8 +238,25 @@ def spec() -> dict:
                 "responses": {"200": {"description": "time column (ISO 8601 UTC), then per series value columns with "
                                                      "their unit in brackets and a flags column",
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
-                              "400": {"description": "Bad input",
-                                      "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+                              "400": {"description": "Bad input", "content": TEXT},
+                              "409": {"description": "Larger than a direct download holds (CELLAR_CSV_SYNC_MAX_CELLS): "
+                                                     "a page (JSON with Accept: application/json) offering a "
+                                                     "background export; POST the same URL to start it",
+                                      "content": {"text/html": {}, "application/json": {}}},
+                              "429": {"description": "Too many direct downloads streaming (in all, or of this "
+                                                     "user or address); Retry-After says when to retry",
+                                      "content": TEXT},
+                              "503": {"description": "The query ran past its time limit (the message says which "
+                                                     "and what to do)", "content": TEXT}}},
+                "post": {
+                    "operationId": "startExport", "summary": "Start a background export of this CSV",
+                    "parameters": SELECTION_PARAMS + [{"name": "raw", "in": "query",
+                                                       "schema": {"type": "string", "enum": ["0", "1"]}}],
+                    "responses": {
+                        "202": {"description": "Created (Accept: application/json): id, page_url, json_url",
+                                "content": {"application/json": {}}},
+                        "303": {"description": "Created: to the job's page /exports/<id>/"},
+                        "400": {"description": "Bad input", "content": TEXT}}}},
         },
         "components": {"schemas": SCHEMAS},
     }

@@ -8,7 +8,6 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,6 +19,7 @@ from collector.archive.samples import window_samples
 from collector.core.isotime import iso, parse_optional
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
+from webapp.access import roles
 from webapp.status import hopcount
 from webapp.status import queries as q
 
@@ -54,7 +54,7 @@ def _time(text: str, label: str):
         raise runs.RunError(str(exc)) from None
 
 
-@login_required
+@roles.require(roles.CREATE_RUNS, "creating an experiment run needs the operator role")
 @require_POST
 def run_create(request: HttpRequest) -> HttpResponse:
     p = request.POST
@@ -182,12 +182,12 @@ def _side_json(s: hopcount.Side) -> dict | None:
 
 
 def runs_api(request: HttpRequest) -> HttpResponse:
-    """GET: the runs (newest first, at most 500). POST (logged in): create one from JSON with the
+    """GET: the runs (newest first, at most 500). POST (operator, session or API token): create one from JSON with the
     fields of the form (name, start, end, src, dst, pvc, bytes_sent, messages, message_size,
     overhead, description, report); 400 with {"error": ...} when it is refused."""
     if request.method == "POST":
-        if not request.user.is_authenticated:
-            return JsonResponse({"error": "log in to create runs"}, status=401)
+        if not request.user.has_perm(roles.CREATE_RUNS):
+            return roles.denied(request, "creating an experiment run needs the operator role")
         try:
             body = json.loads(request.body or b"{}")
             spec = runs.RunSpec(str(body.get("name", "")), _time(body.get("start", ""), "start"),

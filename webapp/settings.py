@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "collector.archive",
     "collector.poller",
     "collector.studies",
+    "collector.audit",
     "webapp.traffic",
     "webapp.status",
     "webapp.datasets",
@@ -99,6 +100,7 @@ MIGRATION_MODULES = {
     "archive": "migrations.archive",
     "poller": "migrations.poller",
     "studies": "migrations.studies",
+    "audit": "migrations.audit",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
 }
@@ -110,6 +112,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "collector.audit.middleware.AuditActorMiddleware",   # who changes what: after request.user is set
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from collector.audit import context
 from collector.audit.models import AuditEvent
+from collector.core.snapshot import ChannelInfo, PathInfo, PortInfo, Snapshot
+from collector.inventory.discovery import apply_facts, apply_snapshot
 from collector.inventory.models import Host, Port, Switch
 from collector.studies.models import ExperimentRun
 
@@ -95,7 +97,8 @@ CASES = {
         v3_switch, admin_post("/admin/inventory/switch/{obj.id}/change/", switch_form(
             snmp_version="3", v3_user="ops", clear_secrets="on")),
         "admin", "admin", "update", "inventory.switch",
-        {"auth_key": {"secret": "cleared"}, "priv_key": {"secret": "cleared"}, "auth_proto": {"old": "SHA", "new": ""}}),
+        {"auth_key": {"secret": "cleared"}, "priv_key": {"secret": "cleared"},
+         "auth_proto": {"old": "SHA", "new": ""}}),
     "admin-delete-switch": Case(
         v3_switch, admin_post("/admin/inventory/switch/{obj.id}/delete/", {"post": "yes"}),
         "admin", "admin", "delete", "inventory.switch",
@@ -106,7 +109,8 @@ CASES = {
         "admin", "admin", "create", "inventory.host", {"name": {"new": "mauchly"}, "address": {"new": "192.0.2.20"}}),
     "admin-rename-port": Case(
         make_port, admin_post("/admin/inventory/port/{obj.id}/change/", {
-            "switch": "{obj.switch_id}", "key": "3", "name": "uplink", "agent_name": "", "label": "to core", "description": ""}),
+            "switch": "{obj.switch_id}", "key": "3", "name": "uplink", "agent_name": "", "label": "to core",
+            "description": ""}),
         "admin", "admin", "update", "inventory.port",
         {"name": {"old": "ge-3", "new": "uplink"}, "label": {"old": "", "new": "to core"}}),
     "cli-add-switch": Case(
@@ -161,17 +165,23 @@ def assert_no_secret_stored() -> None:
     assert not leaked, f"secret material in audit_event: {leaked}"
 
 
-def test_discovery_facts_and_unchanged_saves_record_nothing():
+@pytest.mark.parametrize("actor", [context.SYSTEM, context.Actor(CLI, "cli"), context.Actor("op", "web")],
+                         ids=["beat task", "manage.py discover", "check now on a page"])
+def test_discovery_and_unchanged_saves_record_nothing(actor):
     switch = v3_switch()
     before = AuditEvent.objects.count()
-    switch.sys_descr, switch.uptime_cs, switch.discovered_at = "FORE ASX-200BX", 12345, timezone.now()
-    switch.save()                                            # what discovery's apply_facts does
-    Switch.objects.get(pk=switch.pk).save()                  # nothing changed at all
-    port = make_port()
-    port.name = "renamed by discovery"
-    port.save()                                              # ports: only hand edits (admin, api)
-    assert AuditEvent.objects.count() == before + 1          # make_port's switch r1, created by "system"
-    assert AuditEvent.objects.latest("id").object_repr == "r1"
+    snap = Snapshot(ports=[PortInfo(key="1", name="A1", oper_status="up")],
+                    paths=[PathInfo(port_key="1", vpi=0)], channels=[ChannelInfo(port_key="1", vpi=0, vci=100)])
+    with context.acting_as(actor.label, source=actor.source):
+        for uptime in (100, 200):                            # twice: the second run updates every row
+            apply_facts(switch, "if-mib", {"sysDescr": "r1, IOS", "sysName": "r1", "sysUpTime": uptime})
+            apply_snapshot(switch, snap)
+        Switch.objects.get(pk=switch.pk).save()              # nothing changed at all
+        port = Port.objects.get(switch=switch)
+        port.name = "renamed by discovery"
+        port.save()                                          # ports: only hand edits (admin, api)
+    assert AuditEvent.objects.count() == before
+    assert Switch.objects.get(pk=switch.pk).sys_name == "r1"
 
 
 def test_without_a_bound_actor_the_system_acts_and_api_tokens_name_themselves():

@@ -113,6 +113,12 @@ CASES = {
             "description": ""}),
         "admin", "admin", "update", "inventory.port",
         {"name": {"old": "ge-3", "new": "uplink"}, "label": {"old": "", "new": "to core"}}),
+    "admin-create-link": Case(
+        lambda: (make_port(), Host.objects.create(name="mauchly", address="192.0.2.20")),
+        admin_post("/admin/inventory/link/add/", {"a_port": "{obj[0].id}", "b_host": "{obj[1].id}",
+                                                  "source": "manual", "note": "fibre 12"}),
+        "admin", "admin", "create", "inventory.link", {"note": {"new": "fibre 12"}, "source": {"new": "manual"}},
+        absent=("b_port",)),
     "cli-add-switch": Case(
         lambda: None, lambda c, o: call_command("add_switch", "asx-c", "192.0.2.30", "--community", SECRET),
         CLI, "cli", "create", "inventory.switch", {"name": {"new": "asx-c"}, "community": {"secret": "set"}}),

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "collector.poller",
     "collector.studies",
     "webapp.access",
+    "collector.audit",
     "webapp.traffic",
     "webapp.status",
     "webapp.datasets",
@@ -117,6 +118,7 @@ MIGRATION_MODULES = {
     "poller": "migrations.poller",
     "studies": "migrations.studies",
     "access": "migrations.access",
+    "audit": "migrations.audit",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
 }
@@ -131,6 +133,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # API tokens, the read permission on every view, rate limits (webapp/access/middleware.py).
     "webapp.access.middleware.AccessMiddleware",
+    "collector.audit.middleware.AuditActorMiddleware",   # who changes what: after request.user is set
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it answers a locked-out login.

@@ -13,6 +13,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from collector.audit.context import command_actor
 from collector.core.isotime import iso, parse_optional
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
@@ -49,6 +50,7 @@ class Command(BaseCommand):
         stop.add_argument("name")
         sub.add_parser("list")
 
+    @command_actor
     def handle(self, *args, **o) -> None:
         now = timezone.now()
         try:

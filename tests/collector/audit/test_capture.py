@@ -19,6 +19,7 @@ from collector.core.snapshot import ChannelInfo, PathInfo, PortInfo, Snapshot
 from collector.inventory.discovery import apply_facts, apply_snapshot
 from collector.inventory.models import Host, Port, Switch
 from collector.studies.models import ExperimentRun
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 SECRET = "s3cret-community-7d1"
@@ -71,7 +72,7 @@ def run_stop(client, obj) -> None:
 
 
 def web_run(client, obj) -> None:
-    client.force_login(get_user_model().objects.create_user("op", password="pw-for-tests-1"))
+    client.force_login(make_user("op", "operator"))
     _ok(client.post("/runs/new", {"name": "web-1", "start": (timezone.now() - timedelta(minutes=1)).isoformat(),
                                   "bytes_sent": "5000"}))
 

@@ -107,6 +107,10 @@ def test_runs_api_lists_creates_and_accounts(client, network):
                                     '"bytes_sent": 1000000}', content_type="application/json", **auth)
     assert made.status_code == 201 and made.json()["bytes_sent"] == 1_000_000
     assert ExperimentRun.objects.get(name="y").created_by == "api"
+    from collector.audit.models import AuditEvent
+
+    event = AuditEvent.objects.get(object_type="studies.experimentrun", object_repr__contains="y", action="create")
+    assert (event.actor_label, event.source) == ("api-token:api/script", "api")
 
 
 def test_a_pvc_run_follows_the_pvc_and_a_series_run_counts_its_series(client, network):

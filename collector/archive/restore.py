@@ -207,12 +207,14 @@ def _verify_counts(target: Target, m: Manifest) -> dict[str, int]:
 
 
 def _migrate(target: Target, alias: str) -> None:
-    """Apply this code's migrations to the restored database (through a connection alias of its own
-    when it is not the configured database)."""
+    """Apply this code's migrations to the restored database: through `alias` when it is the configured
+    database, else through a copy of that connection renamed (held for this call only, never in settings)."""
     use = alias
     if connections[alias].settings_dict["NAME"] != target.dbname:
         use = f"restore_{target.dbname}"
-        connections.settings[use] = {**connections[alias].settings_dict, "NAME": target.dbname}
+        wrapper = connections[alias].copy(alias=use)
+        wrapper.settings_dict["NAME"] = target.dbname
+        connections[use] = wrapper
     try:
         call_command("migrate", database=use, interactive=False, verbosity=0)
     except Exception as exc:
@@ -221,4 +223,3 @@ def _migrate(target: Target, alias: str) -> None:
         if use != alias:
             connections[use].close()
             del connections[use]
-            del connections.settings[use]

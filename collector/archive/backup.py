@@ -182,8 +182,8 @@ def backup(destination: Path, say: Say = print, alias: str = "default") -> tuple
         pg_version, ts_version, applied, counts = describe(cur)
         say(f"dumping database {target.dbname!r} (TimescaleDB {ts_version}, "
             f"{counts.get('traffic_sample', 0):,} samples) to {destination}")
-        proc = subprocess.run(["pg_dump", "--format=custom", f"--snapshot={snapshot}", f"--file={partial}",
-                               "--no-password"], env=target.env(), capture_output=True, text=True)
+        proc = run_tool(["pg_dump", "--format=custom", f"--snapshot={snapshot}", f"--file={partial}",
+                         "--no-password"], target.env())
         conn.rollback()
     expected, other = split_warnings(proc.stderr)
     if proc.returncode != 0:
@@ -203,6 +203,15 @@ def backup(destination: Path, say: Say = print, alias: str = "default") -> tuple
     say(f"wrote {destination} ({manifest.dump_bytes:,} bytes) and {manifest_path(destination).name} "
         f"(commit {manifest.cellar_commit[:12]}, {len(counts)} tables, {sum(counts.values()):,} rows)")
     return destination, manifest
+
+
+def run_tool(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """pg_dump / pg_restore with the connection in `env`; a missing tool is one clear line."""
+    try:
+        return subprocess.run(argv, env=env, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise BackupError(f"{argv[0]} is not installed: install PostgreSQL's client tools (Debian: "
+                          "postgresql-client, the server's major version or newer)") from None
 
 
 def split_warnings(stderr: str) -> tuple[int, list[str]]:

@@ -12,7 +12,6 @@ with the manifest. A database that holds tables is never replaced without `force
 """
 from __future__ import annotations
 
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from collector.archive.backup import (
     describe,
     first_line,
     manifest_path,
+    run_tool,
     sha256_of,
     split_warnings,
 )
@@ -180,9 +180,8 @@ def _pg_restore(p: Plan, say: Say) -> None:
         say("timescaledb_pre_restore(); pg_restore ...")
         try:
             # --no-owner: the objects belong to the user restoring (the dump may come from another role).
-            proc = subprocess.run(
-                ["pg_restore", "--format=custom", f"--dbname={target.dbname}", "--no-owner", "--no-password",
-                 str(p.dump)], env=target.env(), capture_output=True, text=True)
+            proc = run_tool(["pg_restore", "--format=custom", f"--dbname={target.dbname}", "--no-owner",
+                             "--no-password", str(p.dump)], target.env())
         finally:
             conn.execute("SELECT timescaledb_post_restore()")
             say("timescaledb_post_restore()")

@@ -117,6 +117,15 @@ def test_backup_drop_restore_gives_the_same_answers(client, tmp_path, capsys):
     # A second restore over the (now full) database is refused without --force, and says how.
     with pytest.raises(CommandError, match="not empty .*--force"):
         call_command("restore", str(dump))
+    # --force replaces it (after a change the dump does not have, which must be gone after).
+    from collector.inventory.models import Switch
+
+    Switch.objects.create(name="made-after-the-backup", address="127.0.0.1")
+    capsys.readouterr()
+    call_command("restore", str(dump), force=True)
+    assert f"replaced database '{name}'" in capsys.readouterr().out
+    assert not Switch.objects.filter(name="made-after-the-backup").exists()
+    assert Sample.objects.count() == samples
     # --into another name leaves this one alone and creates the copy.
     copy = f"{name}_copy"
     try:

@@ -66,6 +66,8 @@ try:
     # Key for SNMP secrets at rest (Fernet, urlsafe base64 of 32 bytes). When unset it is
     # derived from SECRET_KEY, so rotating SECRET_KEY then makes stored secrets unreadable.
     CELLAR_SECRETS_KEY = env.env_str("CELLAR_SECRETS_KEY", "")
+    # Keys used before (rotation): read, never written; `manage.py rotate_secrets` moves values off them.
+    CELLAR_SECRETS_OLD_KEYS = env.env_list("CELLAR_SECRETS_OLD_KEYS", [])
 
     # Collector behaviour.
     CELLAR_DEFAULT_POLL_INTERVAL = env.env_int("CELLAR_DEFAULT_POLL_INTERVAL", 15, minimum=1, maximum=3600)

@@ -18,6 +18,10 @@ LOG_DIR=$STATE/logs
 PG_DATA=$STATE/pg
 REDIS_DIR=$STATE/redis
 ENV_FILE=$STATE/cellar.env
+# Secrets, each generated once by provision.sh and kept, mode 0600 (see "Secrets" below).
+PG_PASSFILE=$STATE/pgpass      # libpq password file: the `postgres` and `cellar` roles
+REDIS_CONF=$STATE/redis.conf   # redis-server's configuration, with its requirepass
+REDIS_SOCK=$RUN_DIR/redis.sock
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
 
@@ -259,6 +263,29 @@ stop_service() {
             ;;
     esac
 }
+
+# ---------------------------------------------------------------------------------------------
+# Secrets. Passwords never go on a command line (any user sees argv in ps) and are never
+# printed: libpq reads them from PGPASSFILE, redis-cli from REDISCLI_AUTH, redis-server from
+# its configuration file.
+
+pg_password() { # ROLE: its password in state/pgpass ("*:*:*:ROLE:PASSWORD"), or nothing
+    [[ -r $PG_PASSFILE ]] || return 0
+    awk -F: -v u="$1" '$1 !~ /^#/ && $4 == u {print $5; exit}' "$PG_PASSFILE"
+}
+
+redis_password() { # the requirepass of state/redis.conf, or nothing
+    [[ -r $REDIS_CONF ]] || return 0
+    awk '$1 == "requirepass" {print $2; exit}' "$REDIS_CONF"
+}
+
+# redis-cli on our private redis, authenticated through the environment (REDISCLI_AUTH), not -a.
+redis_cli() { # ARGS... (after -h/-p or -s)
+    REDISCLI_AUTH=$(redis_password) redis-cli "$@"
+}
+
+# A URL with its password replaced by ***, for anything we print.
+mask_url() { sed -E 's#(://[^:/@]*:)[^@]*@#\1***@#'; }
 
 # Export KEY=VALUE lines of state/cellar.env. Variables already set in the environment win,
 # the same rule webapp/env.py applies, so `FOO=x make test` overrides the file.

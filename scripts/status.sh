@@ -28,5 +28,6 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$WE
 [[ $code =~ ^[1-5][0-9][0-9]$ ]] || code="no answer"
 line healthz "http://127.0.0.1:$WEB_PORT/healthz -> $code"
 if [[ -f $ENV_FILE ]]; then
-    grep -E '^(DATABASE_URL|REDIS_URL)=' "$ENV_FILE" | sed 's/^/  /'
+    # Passwords are masked: this output ends up in terminals, CI logs and bug reports.
+    grep -E '^(DATABASE_URL|REDIS_URL)=' "$ENV_FILE" | mask_url | sed 's/^/  /'
 fi

@@ -24,6 +24,11 @@ for name in "${APP_PROCS[@]}"; do
         line "$name" "stopped"
     fi
 done
+if ns=$(netns_recorded) && [[ -e /run/netns/$ns ]]; then
+    line netns "$ns (simnet, web, worker, beat inside)"
+else
+    line netns "none"
+fi
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$WEB_PORT/healthz" 2>/dev/null || true)
 [[ $code =~ ^[1-5][0-9][0-9]$ ]] || code="no answer"
 line healthz "http://127.0.0.1:$WEB_PORT/healthz -> $code"

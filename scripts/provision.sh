@@ -518,8 +518,10 @@ step_django() {
     printf '%s\n' "$out" >>"$CURRENT_LOG"
     if [[ $out == *CELLAR_ADMIN=created* ]]; then
         if ((generated)); then
-            info "created superuser 'admin' with password: $pw"
-            info "(shown this once and stored nowhere; set CELLAR_ADMIN_PASSWORD to choose it)"
+            # Kept (mode 0600, like the other secrets of state/) so `make run` can say how to log in.
+            (umask 077 && printf '%s\n' "$pw" >"$STATE/admin-password")
+            info "created superuser 'admin'; its password is in $(rel "$STATE/admin-password") (mode 0600)"
+            info "(set CELLAR_ADMIN_PASSWORD before the first run to choose it)"
         else
             info "created superuser 'admin' (password from CELLAR_ADMIN_PASSWORD)"
         fi

@@ -155,9 +155,22 @@ main() {
     say ""
     say "Cellar is running."
     say "  dashboard:  http://127.0.0.1:$WEB_PORT/"
-    say "  admin:      http://127.0.0.1:$WEB_PORT/admin/  (user 'admin')"
+    say "  log in:     http://127.0.0.1:$WEB_PORT/accounts/login/  as 'admin' (superuser), password: $(admin_password_hint)"
+    say "  more users: .venv/bin/python manage.py role NAME viewer --create   (roles: viewer, operator, admin)"
+    say "  admin site: http://127.0.0.1:$WEB_PORT/${CELLAR_ADMIN_PATH:-admin/}"
     say "  logs:       $(rel "$LOG_DIR")/  (make logs; make status)"
     say "  stop with:  make stop"
+}
+
+# Where the admin's password is, never the password itself (the terminal may be logged).
+admin_password_hint() {
+    if [[ -f $STATE/admin-password ]]; then
+        echo "cat $(rel "$STATE/admin-password")"
+    elif [[ -n ${CELLAR_ADMIN_PASSWORD:-} ]]; then
+        echo "the CELLAR_ADMIN_PASSWORD you set"
+    else
+        echo "printed when it was made (reset: .venv/bin/python manage.py changepassword admin)"
+    fi
 }
 
 install_traps

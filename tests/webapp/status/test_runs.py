@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import io
 from datetime import timedelta
 
@@ -135,3 +136,18 @@ def test_a_run_longer_than_raw_samples_are_read_for_says_so(client, network):
     assert r.status_code == 400 and "longer than the 31 days" in r.content.decode()
     assert client.get(f"/runs/{run.id}/accounting.csv").status_code == 400
     assert "longer than the 31 days" in client.get(f"/runs/api/{run.id}").json()["error"]
+
+
+def test_a_script_posts_a_netspec_experiment_with_its_token(network):
+    from tests.collector.studies.test_reports import FIGURE_9
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {tokens.issue(make_user('netspec', 'operator'), 'ns').plaintext}"}
+    start = network["now"] - timedelta(minutes=10)
+    made = Client(enforce_csrf_checks=True).post(
+        "/runs/api", json.dumps({"name": "cbr", "src": "alpha.example", "dst": "gamma.example",
+                                 "start": start.isoformat(), "report": FIGURE_9}),
+        content_type="application/json", **auth)
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["bytes_sent"] == 460_800_000 and body["message_size"] == 18432
+    assert body["end"] is not None

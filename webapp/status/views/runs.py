@@ -197,7 +197,7 @@ def runs_api(request: HttpRequest) -> HttpResponse:
                                 _int(str(body.get("messages", "") or ""), "messages"),
                                 _int(str(body.get("message_size", "") or ""), "message size"),
                                 _int(str(body.get("overhead", "") or ""), "overhead") or 0,
-                                json.dumps(body["report"]) if body.get("report") else "",
+                                _report_text(body.get("report")),
                                 request.user.get_username())
             run = runs.create(spec, timezone.now())
         except (runs.RunError, ValueError) as exc:
@@ -207,6 +207,13 @@ def runs_api(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": "GET or POST"}, status=405)
     rows = ExperimentRun.objects.select_related("src_host", "dst_host").order_by("-start")[:500]
     return JsonResponse({"runs": [_run_json(r) for r in rows]})
+
+
+def _report_text(report) -> str:
+    """The API's "report": iperf3's JSON or a summary as an object, or any report as text."""
+    if not report:
+        return ""
+    return report if isinstance(report, str) else json.dumps(report)
 
 
 def run_api(request: HttpRequest, run_id: int) -> HttpResponse:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import csv
-import json
 import io
+import json
 from datetime import timedelta
 
 import pytest

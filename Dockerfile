@@ -2,9 +2,10 @@
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=webapp.settings
-# iputils-ping: host checks (ICMP); snmp: net-snmp tools for operators debugging an agent.
+# iputils-ping: host checks (ICMP); snmp: net-snmp tools for operators debugging an agent;
+# postgresql-client (15, as the pg15 database image): pg_dump/pg_restore for manage.py backup/restore.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends iputils-ping snmp \
+ && apt-get install -y --no-install-recommends iputils-ping snmp postgresql-client \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY requirements.txt .

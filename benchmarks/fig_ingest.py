@@ -15,6 +15,7 @@ import os
 import statistics
 import subprocess
 import time
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from benchmarks import gen, procstat
 from benchmarks.core import Context, Measure
@@ -40,9 +41,14 @@ def _backend_cpu() -> tuple[int, float]:
 
 def _psql_copy(ctx: Context, path: str) -> float:
     t0 = time.monotonic()
-    out = subprocess.run(["psql", ctx.db_url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+    # The password goes to psql through PGPASSWORD, not in the URL on its command line (ps shows argv).
+    url = urlsplit(ctx.db_url)
+    host = url.netloc.rpartition("@")[2]
+    bare = urlunsplit(url._replace(netloc=f"{url.username}@{host}" if url.username else host))
+    env = {**os.environ, **({"PGPASSWORD": unquote(url.password)} if url.password is not None else {})}
+    out = subprocess.run(["psql", bare, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
                           f"\\copy traffic_sample ({COLUMNS}) FROM '{path}'"], capture_output=True, text=True,
-                         timeout=600)
+                         timeout=600, env=env)
     wall = time.monotonic() - t0
     if out.returncode != 0:
         raise RuntimeError(f"psql \\copy failed: {out.stderr.strip()[:500]}")

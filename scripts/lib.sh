@@ -18,6 +18,12 @@ LOG_DIR=$STATE/logs
 PG_DATA=$STATE/pg
 REDIS_DIR=$STATE/redis
 ENV_FILE=$STATE/cellar.env
+# Secrets, each generated once by provision.sh and kept, mode 0600 (see "Secrets" below).
+PG_PASSFILE=$STATE/pgpass      # libpq password file: the `postgres` and `cellar` roles
+REDIS_CONF=$STATE/redis.conf   # redis-server's configuration, with its requirepass
+REDIS_SOCK=$RUN_DIR/redis.sock
+SIMNET_DIR=$STATE/simnet
+NETNS_FILE=$RUN_DIR/netns      # the name of the network namespace `make run` made, if any
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
 
@@ -169,7 +175,14 @@ proc_pid() {
     read -r pid <"$f" || true
     [[ $pid =~ ^[0-9]+$ ]] || return 1
     pid_alive "$pid" || return 1
-    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+    # A process between two execs (setsid -> ip netns exec -> the program) shows an empty
+    # cmdline for a moment: read again before calling it gone.
+    local try
+    for try in 1 2 3 4 5; do
+        cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+        [[ -n $cmd ]] && break
+        sleep 0.05
+    done
     [[ $cmd == *"$(proc_marker "$1")"* ]] || return 1
     printf '%s' "$pid"
 }
@@ -218,6 +231,29 @@ stop_group() { # PGID [GRACE_SECONDS]
     kill -KILL "$pid" 2>/dev/null || true
 }
 
+# ---------------------------------------------------------------------------------------------
+# The network namespace of `make run` (root only): simnet, web, worker and beat run in it, so the
+# simulated unreachable host needs no address, link or route in the machine's own namespace
+# (simnet/hosts.py). Inside, only lo and simnet's veth pair exist: those processes reach
+# PostgreSQL and redis through their unix sockets in state/run (sockets are not isolated by
+# network namespaces), and the web's listening socket is made outside (scripts/listen-exec.py).
+
+netns_recorded() { # the namespace's name, if make run made one
+    local ns=""
+    [[ -r $NETNS_FILE ]] && read -r ns <"$NETNS_FILE"
+    [[ -n $ns ]] && printf '%s' "$ns"
+}
+
+# Export the service URLs of a process inside the namespace: unix sockets, passwords included
+# (the environment is readable by the same user only, unlike argv). Celery's kombu spells a
+# redis socket redis+socket:// (CELERY_BROKER_URL, read by Celery itself); redis-py unix://.
+netns_env() {
+    export PGHOST=$RUN_DIR
+    export DATABASE_URL="postgres://cellar:$(pg_password cellar)@:$PG_PORT/cellar"
+    export REDIS_URL="unix://:$(redis_password)@$REDIS_SOCK?db=0"
+    export CELERY_BROKER_URL="redis+socket://:$(redis_password)@$REDIS_SOCK"
+}
+
 pg_running() { # our cluster in state/pg is running
     [[ -f $PG_DATA/PG_VERSION ]] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
 }
@@ -237,6 +273,22 @@ stop_service() {
                 fi
             else
                 printf '%-9s not running\n' "$name:"
+            fi
+            ;;
+        netns)
+            local ns
+            if ns=$(netns_recorded) && [[ -e /run/netns/$ns ]]; then
+                # Its processes were stopped before; the veth pair goes with the namespace.
+                if ip netns del "$ns"; then
+                    rm -f "$NETNS_FILE"
+                    printf '%-9s removed %s\n' "$name:" "$ns"
+                else
+                    printf '%-9s FAILED to remove %s\n' "$name:" "$ns"
+                    return 1
+                fi
+            else
+                rm -f "$NETNS_FILE"
+                printf '%-9s none\n' "$name:"
             fi
             ;;
         *)
@@ -259,6 +311,29 @@ stop_service() {
             ;;
     esac
 }
+
+# ---------------------------------------------------------------------------------------------
+# Secrets. Passwords never go on a command line (any user sees argv in ps) and are never
+# printed: libpq reads them from PGPASSFILE, redis-cli from REDISCLI_AUTH, redis-server from
+# its configuration file.
+
+pg_password() { # ROLE: its password in state/pgpass ("*:*:*:ROLE:PASSWORD"), or nothing
+    [[ -r $PG_PASSFILE ]] || return 0
+    awk -F: -v u="$1" '$1 !~ /^#/ && $4 == u {print $5; exit}' "$PG_PASSFILE"
+}
+
+redis_password() { # the requirepass of state/redis.conf, or nothing
+    [[ -r $REDIS_CONF ]] || return 0
+    awk '$1 == "requirepass" {print $2; exit}' "$REDIS_CONF"
+}
+
+# redis-cli on our private redis, authenticated through the environment (REDISCLI_AUTH), not -a.
+redis_cli() { # ARGS... (after -h/-p or -s)
+    REDISCLI_AUTH=$(redis_password) redis-cli "$@"
+}
+
+# A URL with its password replaced by ***, for anything we print.
+mask_url() { sed -E 's#(://[^:/@]*:)[^@]*@#\1***@#'; }
 
 # Export KEY=VALUE lines of state/cellar.env. Variables already set in the environment win,
 # the same rule webapp/env.py applies, so `FOO=x make test` overrides the file.

@@ -135,31 +135,103 @@ port = $PG_PORT
 unix_socket_directories = '$RUN_DIR'
 shared_preload_libraries = 'timescaledb'
 timescaledb.telemetry_level = off
+password_encryption = 'scram-sha-256'
 # TimescaleDB starts a background scheduler per database; tests create databases.
 max_worker_processes = 16
 EOF
 }
 
+# pg_hba.conf of the private cluster: a password (SCRAM) for every role on the socket and on
+# 127.0.0.1, and no trust line, so another account on this machine cannot log in as the superuser.
+pg_hba_content() {
+    cat <<'EOF'
+# Written by scripts/provision.sh on every run: change it there, not here.
+# Private cluster, loopback and the socket in state/run only; passwords in state/pgpass.
+local   all   all                 scram-sha-256
+host    all   all   127.0.0.1/32  scram-sha-256
+EOF
+}
+
+rand_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; } # N random bytes, hex (URL-safe)
+
+# state/pgpass (mode 0600): the passwords of `postgres` and `cellar`, generated once and kept.
+ensure_pg_passfile() {
+    local su cel out
+    su=$(pg_password postgres)
+    cel=$(pg_password cellar)
+    out="# Written by scripts/provision.sh: libpq password file of the private cluster (mode 0600)."$'\n'
+    out+="*:*:*:postgres:${su:-$(rand_hex 24)}"$'\n'"*:*:*:cellar:${cel:-$(rand_hex 24)}"$'\n'
+    if [[ ! -f $PG_PASSFILE || "$(cat "$PG_PASSFILE")"$'\n' != "$out" ]]; then
+        (umask 077 && printf '%s' "$out" >"$PG_PASSFILE.tmp")
+        mv "$PG_PASSFILE.tmp" "$PG_PASSFILE"
+    fi
+    chmod 600 "$PG_PASSFILE"
+}
+
 # initdb into state/pg.init and rename at the end: an interrupted run never leaves a
 # half-initialised state/pg behind.
 pg_init() {
-    local tmp=$STATE/pg.init
+    local tmp=$STATE/pg.init pwfile=$STATE/pg.init.pw
     rm -rf "$tmp"
     mkdir -m 700 "$tmp"
     if is_root; then chown postgres:postgres "$tmp"; fi
-    info "initdb $(rel "$PG_DATA")"
-    as_pg "$PG_BIN/initdb" -D "$tmp" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
-        >>"$CURRENT_LOG" 2>&1 8>&-
-    # Trust for local connections only: the server listens on 127.0.0.1 and a socket under state/.
-    cat >"$tmp/pg_hba.conf" <<'EOF'
-# Written by scripts/provision.sh. Private development/test cluster: trust, loopback only.
-local   all   all                 trust
-host    all   all   127.0.0.1/32  trust
-EOF
+    info "initdb $(rel "$PG_DATA") (scram-sha-256)"
+    # initdb reads the superuser's password from a file only it (the postgres OS user) can read.
+    (umask 077 && pg_password postgres >"$pwfile")
+    if is_root; then chown postgres:postgres "$pwfile"; fi
+    if ! as_pg "$PG_BIN/initdb" -D "$tmp" -U postgres --auth=scram-sha-256 --pwfile="$pwfile" \
+        -E UTF8 --locale=C.UTF-8 >>"$CURRENT_LOG" 2>&1 8>&-; then
+        rm -f "$pwfile"
+        die "initdb failed, see $(rel "$CURRENT_LOG")"
+    fi
+    rm -f "$pwfile"
+    pg_hba_content >"$tmp/pg_hba.conf"
     printf "\n# Cellar's settings (port, socket dir, timescaledb) live in cellar.conf\ninclude 'cellar.conf'\n" \
         >>"$tmp/postgresql.conf"
     if is_root; then chown postgres:postgres "$tmp/pg_hba.conf"; fi
     mv "$tmp" "$PG_DATA"
+}
+
+# psql on the private cluster through the socket, the password from state/pgpass (-w: never
+# prompt; a missing password is an error).
+pg_psql() { # ROLE ARGS...
+    local role=$1
+    shift
+    PGPASSFILE=$PG_PASSFILE "$PG_BIN/psql" -X -q -w -v ON_ERROR_STOP=1 -h "$RUN_DIR" -p "$PG_PORT" -U "$role" "$@"
+}
+
+# Passwords of both roles set from state/pgpass, then pg_hba.conf without trust. A cluster made
+# before passwords (trust; an older checkout) is converted here in place: trust still lets us in
+# to set the passwords, then pg_hba.conf is rewritten and reloaded. Data is not touched.
+pg_lock_down() {
+    local su cel err
+    su=$(pg_password postgres)
+    cel=$(pg_password cellar)
+    # The passwords travel on psql's stdin; the session never logs a failing statement's text.
+    if ! err=$(pg_psql postgres -d postgres 2>&1 >/dev/null <<SQL
+SET log_min_error_statement = panic;
+SET log_statement = 'none';
+DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cellar') THEN
+    CREATE ROLE cellar SUPERUSER LOGIN;
+  END IF;
+END \$\$;
+ALTER ROLE postgres PASSWORD '$su';
+ALTER ROLE cellar SUPERUSER LOGIN PASSWORD '$cel';
+SQL
+    ); then
+        printf '%s\n' "$err" | sed "s/$su/***/g; s/$cel/***/g" >>"$CURRENT_LOG"
+        if [[ $err == *"password authentication failed"* || $err == *"no password supplied"* ]]; then
+            die "the private cluster refuses the passwords in $(rel "$PG_PASSFILE") (replaced or deleted?); put the old file back, or 'make clean-state' to start over"
+        fi
+        die "could not set the roles' passwords, see $(rel "$CURRENT_LOG")"
+    fi
+    if [[ "$(cat "$PG_DATA/pg_hba.conf")" != "$(pg_hba_content)" ]]; then
+        pg_hba_content >"$PG_DATA/pg_hba.conf"
+        if is_root; then chown postgres:postgres "$PG_DATA/pg_hba.conf"; fi
+        as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" reload >>"$CURRENT_LOG" 2>&1 8>&-
+        info "pg_hba.conf rewritten (passwords required, no trust) and reloaded"
+    fi
 }
 
 pg_port_taken() {
@@ -194,6 +266,7 @@ step_postgres() {
             die "the postgres OS user cannot reach $RUN_DIR (a parent directory is not world-searchable, e.g. /root); clone the repository elsewhere or set DATABASE_URL"
     fi
 
+    ensure_pg_passfile
     if [[ ! -f $PG_DATA/PG_VERSION ]]; then
         if [[ -e $PG_DATA ]] && [[ -n $(ls -A "$PG_DATA" 2>/dev/null) ]]; then
             die "$(rel "$PG_DATA") exists but holds no PostgreSQL cluster; remove it (make clean-state)"
@@ -212,7 +285,11 @@ step_postgres() {
         if [[ $port != "$PG_PORT" ]] && port_in_use "$PG_PORT"; then pg_port_taken; fi
         if [[ "$(cat "$conf" 2>/dev/null)" != "$(pg_conf_content)" || $port != "$PG_PORT" ]]; then
             write_pg_conf
-            info "configuration changed: restarting (port $port -> $PG_PORT)"
+            if [[ $port != "$PG_PORT" ]]; then
+                info "configuration changed: restarting (port $port -> $PG_PORT)"
+            else
+                info "configuration changed: restarting"
+            fi
             pg_start -m fast restart
         else
             info "already running (pid $pid, 127.0.0.1:$PG_PORT)"
@@ -225,15 +302,10 @@ step_postgres() {
         pg_start start
     fi
 
-    # Role, database, extension: cheap and idempotent, so checked on every run.
-    local psql=("$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$RUN_DIR" -p "$PG_PORT" -U postgres)
+    # Passwords, role, database, extension: cheap and idempotent, so checked on every run.
+    pg_lock_down
+    local psql=(pg_psql postgres)
     "${psql[@]}" -d postgres >>"$CURRENT_LOG" 2>&1 <<'SQL'
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cellar') THEN
-    CREATE ROLE cellar SUPERUSER LOGIN;
-  END IF;
-END $$;
-ALTER ROLE cellar SUPERUSER LOGIN;
 SELECT 'CREATE DATABASE cellar OWNER cellar'
  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'cellar')\gexec
 SQL
@@ -246,8 +318,47 @@ SQL
 }
 
 # d. ------------------------------------------------------------------------------------------
-redis_served_pid() { # pid of the redis answering on our port, if any
-    redis-cli -h 127.0.0.1 -p "$REDIS_PORT" info server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p' || true
+# redis-server reads its password (requirepass) from state/redis.conf (mode 0600), never from
+# argv. It listens on 127.0.0.1 and on a unix socket in state/run (the processes `make run` puts in
+# its network namespace reach it there: sockets are not isolated by network namespaces).
+redis_conf_content() { # PASSWORD
+    cat <<EOF
+# Written by scripts/provision.sh on every run (mode 0600: it holds the password).
+bind 127.0.0.1
+port $REDIS_PORT
+unixsocket $REDIS_SOCK
+unixsocketperm 700
+requirepass $1
+save ""
+appendonly no
+daemonize yes
+pidfile $(pidfile redis)
+logfile $LOG_DIR/redis.log
+dir $REDIS_DIR
+EOF
+}
+
+write_redis_conf() {
+    local pw out
+    pw=$(redis_password)
+    out=$(redis_conf_content "${pw:-$(rand_hex 24)}")
+    if [[ ! -f $REDIS_CONF || "$(cat "$REDIS_CONF")" != "$out" ]]; then
+        (umask 077 && printf '%s\n' "$out" >"$REDIS_CONF.tmp")
+        mv "$REDIS_CONF.tmp" "$REDIS_CONF"
+    fi
+    chmod 600 "$REDIS_CONF"
+}
+
+redis_served_pid() { # pid of the redis answering on our port with our password, if any
+    redis_cli -h 127.0.0.1 -p "$REDIS_PORT" info server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p' || true
+}
+
+# Ours runs as configured now: our port, our socket, and it refuses a client without the password
+# (a redis started before passwords, by an older checkout, does not).
+redis_current() { # PID
+    [[ $(redis_served_pid) == "$1" ]] || return 1
+    [[ $(redis_cli -s "$REDIS_SOCK" ping 2>/dev/null) == PONG ]] || return 1
+    [[ $(redis-cli -s "$REDIS_SOCK" ping 2>&1) == *NOAUTH* ]]
 }
 
 step_redis() {
@@ -256,31 +367,33 @@ step_redis() {
         info "REDIS_URL is set in the environment: using it, no private redis"
         return
     fi
+    ((${#REDIS_SOCK} < 108)) || die "unix socket path $REDIS_SOCK is longer than 107 bytes; clone the repository to a shorter path"
     mkdir -p "$REDIS_DIR"
+    write_redis_conf
     local pid i
     if pid=$(proc_pid redis); then
-        if [[ $(redis_served_pid) == "$pid" ]]; then
-            info "already running (pid $pid, 127.0.0.1:$REDIS_PORT)"
+        if redis_current "$pid"; then
+            info "already running (pid $pid, 127.0.0.1:$REDIS_PORT, password required)"
             return
         fi
         # Check the new port before stopping ours: a failed run must not leave redis down.
-        if port_in_use "$REDIS_PORT"; then
+        # (An older redis of ours, without a password, still answers `info`: redis-cli goes on
+        # after a refused AUTH.)
+        if [[ $(redis_served_pid) != "$pid" ]] && port_in_use "$REDIS_PORT"; then
             die "port $REDIS_PORT on 127.0.0.1 is already in use by another program ($(port_owner "$REDIS_PORT")), not this checkout's redis; set CELLAR_REDIS_PORT to a free port"
         fi
-        info "ours runs on another port: restarting on $REDIS_PORT"
+        info "ours runs with another configuration (port, socket or no password): restarting"
         stop_service redis >>"$CURRENT_LOG" 2>&1
     fi
     if port_in_use "$REDIS_PORT"; then
         die "port $REDIS_PORT on 127.0.0.1 is already in use by another program ($(port_owner "$REDIS_PORT")), not this checkout's redis; set CELLAR_REDIS_PORT to a free port"
     fi
     rm -f "$(pidfile redis)"
-    info "starting on 127.0.0.1:$REDIS_PORT (no persistence)"
+    info "starting on 127.0.0.1:$REDIS_PORT and $(rel "$REDIS_SOCK") (password required, no persistence)"
     STARTED+=(redis)
-    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
-        --daemonize yes --pidfile "$(pidfile redis)" --logfile "$LOG_DIR/redis.log" --dir "$REDIS_DIR" \
-        </dev/null >>"$CURRENT_LOG" 2>&1 5>&- 6>&- 8>&-
+    redis-server "$REDIS_CONF" </dev/null >>"$CURRENT_LOG" 2>&1 5>&- 6>&- 8>&-
     for ((i = 0; i < 100; i++)); do # <= 10 s
-        if pid=$(proc_pid redis) && [[ $(redis_served_pid) == "$pid" ]]; then
+        if pid=$(proc_pid redis) && redis_current "$pid"; then
             return
         fi
         sleep 0.1
@@ -298,8 +411,8 @@ rand_urlsafe() { # N random bytes as urlsafe base64 (Fernet keys are exactly thi
 step_env() {
     step "cellar.env" ""
     declare -A want=(
-        [DATABASE_URL]=${EXT_DATABASE_URL:-postgres://cellar@127.0.0.1:$PG_PORT/cellar}
-        [REDIS_URL]=${EXT_REDIS_URL:-redis://127.0.0.1:$REDIS_PORT/0}
+        [DATABASE_URL]=${EXT_DATABASE_URL:-postgres://cellar:$(pg_password cellar)@127.0.0.1:$PG_PORT/cellar}
+        [REDIS_URL]=${EXT_REDIS_URL:-redis://:$(redis_password)@127.0.0.1:$REDIS_PORT/0}
     )
     # Only set when missing (or empty): secrets must survive, DEBUG may be edited by hand.
     declare -A defaults=(
@@ -335,6 +448,7 @@ step_env() {
         out+="$k=${want[$k]:-${defaults[$k]}}"$'\n'
     done
     if [[ -f $ENV_FILE && "$(cat "$ENV_FILE")"$'\n' == "$out" ]]; then
+        chmod 600 "$ENV_FILE" # it holds the secrets (a copy made by hand may not be 0600)
         info "$(rel "$ENV_FILE") up to date"
         return
     fi
@@ -404,8 +518,10 @@ step_django() {
     printf '%s\n' "$out" >>"$CURRENT_LOG"
     if [[ $out == *CELLAR_ADMIN=created* ]]; then
         if ((generated)); then
-            info "created superuser 'admin' with password: $pw"
-            info "(shown this once and stored nowhere; set CELLAR_ADMIN_PASSWORD to choose it)"
+            # Kept (mode 0600, like the other secrets of state/) so `make run` can say how to log in.
+            (umask 077 && printf '%s\n' "$pw" >"$STATE/admin-password")
+            info "created superuser 'admin'; its password is in $(rel "$STATE/admin-password") (mode 0600)"
+            info "(set CELLAR_ADMIN_PASSWORD before the first run to choose it)"
         else
             info "created superuser 'admin' (password from CELLAR_ADMIN_PASSWORD)"
         fi

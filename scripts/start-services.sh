@@ -4,8 +4,13 @@
 # background, each in its own session/process group with a pidfile in state/run and a log in
 # state/logs. Waits for the web to answer /healthz, then prints where everything is.
 #
+# As root, simnet, web, worker and beat run inside a network namespace of this checkout
+# (scripts/lib.sh, simnet/hosts.py): the machine's own addresses, links and routes stay as they
+# were. Otherwise (or with DATABASE_URL/REDIS_URL given) they run here, and the simulated
+# unreachable host is a closed loopback port.
+#
 # Idempotent: a process whose pidfile names a live process of ours, started with the same
-# command, is reused. If something dies at start, the tail of its log is printed and whatever
+# command and the same service URLs, is reused. If something dies at start, the tail of its log is printed and whatever
 # this run started (app processes, and postgres/redis if this run started them) is stopped.
 set -euo pipefail
 # Sourcing (not running) provision.sh shares one EXIT trap and one list of started things.
@@ -22,7 +27,10 @@ declare -A STARTED_AT=()
 start_proc() {
     local name=$1
     shift
-    local log=$LOG_DIR/$name.log cmd="$*" pid
+    # The stamp (a digest of the service URLs, not the URLs: they hold passwords) restarts a
+    # process started with other credentials, e.g. before passwords were required.
+    local log=$LOG_DIR/$name.log cmd pid
+    cmd="$* [env $(printf '%s\n' "${DATABASE_URL:-}" "${REDIS_URL:-}" "${CELERY_BROKER_URL:-}" "${PGHOST:-}" | sha256sum | cut -c1-12)]"
     step "start $name" ""
     if pid=$(proc_pid "$name"); then
         if [[ $(proc_saved_cmd "$name") == "$cmd" ]]; then
@@ -71,31 +79,58 @@ health_code() {
     curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$WEB_PORT/healthz" 2>/dev/null || true
 }
 
+IN_NS=() # the command prefix that runs a program inside the namespace (empty: no namespace)
+
+step_netns() {
+    step "network namespace" ""
+    if ! is_root || ! command -v ip >/dev/null 2>&1 || [[ -n $EXT_DATABASE_URL || -n $EXT_REDIS_URL ]]; then
+        info "none (needs root, iproute2 and the private PostgreSQL and redis): the unreachable host is a closed loopback port"
+        return
+    fi
+    local ns
+    ns=$("$PY" -m simnet netns-name --state-dir "$SIMNET_DIR")
+    if [[ ! -e /run/netns/$ns ]]; then
+        printf '%s\n' "$ns" >"$NETNS_FILE"
+        STARTED+=(netns)
+    fi
+    "$PY" -m simnet netns-up --state-dir "$SIMNET_DIR" >/dev/null
+    printf '%s\n' "$ns" >"$NETNS_FILE"
+    IN_NS=(ip netns exec "$ns")
+    netns_env
+    info "$ns: simnet, web, worker and beat run in it; the root namespace is not changed"
+}
+
 main() {
     check_port_var CELLAR_WEB_PORT "$WEB_PORT"
     provision_main
     load_env
     cd "$ROOT"
+    step_netns
 
-    start_proc simnet "$PY" -m simnet up --state-dir state/simnet
+    start_proc simnet "${IN_NS[@]}" "$PY" -m simnet up --state-dir state/simnet
     settle simnet
 
     step "seed simnet" seed
     if [[ -n ${STARTED_AT[simnet]+x} ]]; then
         info "manage.py seed_simnet"
-        "$PY" manage.py seed_simnet </dev/null >>"$CURRENT_LOG" 2>&1
+        "${IN_NS[@]}" "$PY" manage.py seed_simnet </dev/null >>"$CURRENT_LOG" 2>&1
     else
         info "simnet was already running and registered"
     fi
 
-    local web_cmd=("$VENV/bin/gunicorn" webapp.wsgi:application --bind "127.0.0.1:$WEB_PORT"
+    local bind=("127.0.0.1:$WEB_PORT") listen=()
+    if ((${#IN_NS[@]})); then
+        bind=(fd://3)
+        listen=("$PY" "$ROOT/scripts/listen-exec.py" 127.0.0.1 "$WEB_PORT" "${IN_NS[@]}")
+    fi
+    local web_cmd=("${listen[@]}" "$VENV/bin/gunicorn" webapp.wsgi:application --bind "${bind[@]}"
         --workers 2 --access-logfile "$LOG_DIR/web-access.log"
         # gunicorn >= 23 opens a control socket in ~/.gunicorn by default: keep it in state/
         # (and apart from any other checkout's gunicorn).
         --control-socket "$RUN_DIR/gunicorn.ctl")
     start_proc web "${web_cmd[@]}"
-    start_proc worker "$VENV/bin/celery" -A collector.poller.celery_app worker -Q "${CELLAR_QUEUES:-polls,default,exports}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
-    start_proc beat "$VENV/bin/celery" -A collector.poller.celery_app beat -l info
+    start_proc worker "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app worker -Q "${CELLAR_QUEUES:-polls,default,exports}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
+    start_proc beat "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app beat -l info
 
     step "wait for web" ""
     local i code=""
@@ -120,9 +155,22 @@ main() {
     say ""
     say "Cellar is running."
     say "  dashboard:  http://127.0.0.1:$WEB_PORT/"
-    say "  admin:      http://127.0.0.1:$WEB_PORT/admin/  (user 'admin')"
+    say "  log in:     http://127.0.0.1:$WEB_PORT/accounts/login/  as 'admin' (superuser), password: $(admin_password_hint)"
+    say "  more users: .venv/bin/python manage.py role NAME viewer --create   (roles: viewer, operator, admin)"
+    say "  admin site: http://127.0.0.1:$WEB_PORT/${CELLAR_ADMIN_PATH:-admin/}"
     say "  logs:       $(rel "$LOG_DIR")/  (make logs; make status)"
     say "  stop with:  make stop"
+}
+
+# Where the admin's password is, never the password itself (the terminal may be logged).
+admin_password_hint() {
+    if [[ -f $STATE/admin-password ]]; then
+        echo "cat $(rel "$STATE/admin-password")"
+    elif [[ -n ${CELLAR_ADMIN_PASSWORD:-} ]]; then
+        echo "the CELLAR_ADMIN_PASSWORD you set"
+    else
+        echo "printed when it was made (reset: .venv/bin/python manage.py changepassword admin)"
+    fi
 }
 
 install_traps

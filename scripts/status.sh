@@ -24,9 +24,15 @@ for name in "${APP_PROCS[@]}"; do
         line "$name" "stopped"
     fi
 done
+if ns=$(netns_recorded) && [[ -e /run/netns/$ns ]]; then
+    line netns "$ns (simnet, web, worker, beat inside)"
+else
+    line netns "none"
+fi
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$WEB_PORT/healthz" 2>/dev/null || true)
 [[ $code =~ ^[1-5][0-9][0-9]$ ]] || code="no answer"
 line healthz "http://127.0.0.1:$WEB_PORT/healthz -> $code"
 if [[ -f $ENV_FILE ]]; then
-    grep -E '^(DATABASE_URL|REDIS_URL)=' "$ENV_FILE" | sed 's/^/  /'
+    # Passwords are masked: this output ends up in terminals, CI logs and bug reports.
+    grep -E '^(DATABASE_URL|REDIS_URL)=' "$ENV_FILE" | mask_url | sed 's/^/  /'
 fi

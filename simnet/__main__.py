@@ -8,8 +8,12 @@
             ask the running supervisor to reboot (counters/uptime from 0), kill (agent
             stops answering) or start again (no reboot) one switch's agent
   write     only generate recordings + manifest (agents not started)
+  netns-up | netns-down | netns-name
+            make (idempotent) / remove / name the network namespace of this state dir, where
+            `make run` runs simnet (and the processes that poll it) so the unreachable host
+            needs no change to the root namespace; netns-up and netns-name print its name
   netns-cleanup
-            remove the `cellar-simnet` namespace/veth used for the unreachable host
+            remove what an older Cellar left in the root namespace (`cellar-simnet`, csim-h0)
 """
 
 from __future__ import annotations
@@ -211,8 +215,23 @@ def cmd_write(args) -> int:
     return 0
 
 
+def cmd_netns(args) -> int:
+    name = hostmod.netns_name(args.state_dir)
+    if args.command != "netns-name":
+        if not hostmod.netns_available():
+            print("simnet: network namespaces need root and iproute2", file=sys.stderr)
+            return 1
+        if args.command == "netns-up":
+            hostmod.create_netns(name)
+        else:
+            hostmod.remove_netns(name)
+            return 0
+    print(name)
+    return 0
+
+
 def cmd_netns_cleanup(args) -> int:
-    hostmod.remove_unreachable_netns()
+    hostmod.remove_legacy_netns()
     return 0
 
 
@@ -233,7 +252,7 @@ def main(argv=None) -> int:
     sp = sub.add_parser("up", help="run the network in the foreground")
     common(sp)
     sp.add_argument("--no-netns", action="store_true",
-                    help="do not create the namespace for the unreachable host")
+                    help="the unreachable host is a closed port even inside a namespace")
     sp.set_defaults(func=cmd_up)
     sp = sub.add_parser("down", help="stop a running network")
     common(sp, ports=False)
@@ -251,7 +270,11 @@ def main(argv=None) -> int:
     sp = sub.add_parser("write", help="only write recordings and manifest")
     common(sp)
     sp.set_defaults(func=cmd_write)
-    sp = sub.add_parser("netns-cleanup", help="remove the unreachable-host namespace")
+    for action in ("netns-up", "netns-down", "netns-name"):
+        sp = sub.add_parser(action, help=f"{action.split('-')[1]} the network namespace of this state dir")
+        common(sp, ports=False)
+        sp.set_defaults(func=cmd_netns)
+    sp = sub.add_parser("netns-cleanup", help="remove an older Cellar's root-namespace veth")
     sp.set_defaults(func=cmd_netns_cleanup)
     args = p.parse_args(argv)
     return args.func(args)

@@ -3,72 +3,103 @@
 Reachable hosts live on 127.0.0.x loopback addresses: they answer ICMP echo (the kernel
 does) and a TCP listener accepts (and immediately closes) connections on `tcp_port`.
 
-The unreachable host (hopper-atm.ukans):
-  * as root (and with `ip` available): namespace `cellar-simnet` holding one end of a veth
-    pair that is left DOWN; the root-namespace end `csim-h0` is up with 198.18.0.1/30
-    (RFC 2544 benchmarking range).  198.18.0.2 is then routed to csim-h0 (no traffic
-    can leave through eth0), ARP gets no answer: ping gets no reply and TCP connect fails
-    with EHOSTUNREACH after ~3 s.  Nothing outside the namespace/veth pair is changed.
-    The namespace is created once and left in place (other simnet instances may use it);
-    `python -m simnet netns-cleanup` removes it (only while no simnet is running: without
-    the veth route the address would follow the default route).
-  * otherwise: fallback "closed-port" - address 127.0.0.1 with `tcp_port` a port nothing
-    listens on (connection refused).  ICMP to it would succeed, so only a TCP check sees
-    this host as down.
+The unreachable host (hopper-atm.ukans), two ways:
+  * "netns-veth": the simulated network runs inside a network namespace of its own (made by
+    `python -m simnet netns-up`, named after the state dir; `make run` starts simnet, web,
+    worker and beat in it). Inside: lo up, and a veth pair whose end csim-h0 is up with
+    198.18.0.1/30 (RFC 2544 benchmarking range) while its peer csim-p0 is left DOWN. From inside
+    the namespace 198.18.0.2 is routed to csim-h0, ARP gets no answer: ping gets no reply and
+    TCP connect fails with EHOSTUNREACH after ~3 s. Packets never leave the namespace, and the
+    host's own (root) namespace gets no address, link or route. `netns-down` removes it all.
+  * "closed-port" (not inside such a namespace: not root, or a test in the root namespace):
+    address 127.0.0.1 with `tcp_port` a port nothing listens on (connection refused). ICMP to
+    it would succeed, so only a TCP check sees this host as down.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import selectors
 import shutil
 import socket
 import subprocess
 import threading
+from pathlib import Path
 
 from . import network
 
 
 def _ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=10, check=check)
+    return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=10, check=check,
+                          stdin=subprocess.DEVNULL)
 
 
 def netns_available() -> bool:
     return os.geteuid() == 0 and shutil.which("ip") is not None
 
 
-def netns_present() -> bool:
-    r = _ip("-br", "addr", "show", "dev", network.UNREACHABLE_VETH_HOST, check=False)
-    return r.returncode == 0 and network.UNREACHABLE_LOCAL in r.stdout
+def netns_name(state_dir: str | os.PathLike) -> str:
+    """The namespace of the simnet whose state dir this is: one per checkout (or test), so two
+    `make run` on one machine never share one."""
+    digest = hashlib.sha256(str(Path(state_dir).resolve()).encode()).hexdigest()[:10]
+    return f"{network.NETNS_PREFIX}{digest}"
 
 
-def ensure_unreachable_netns() -> bool:
-    """Create the namespace + veth pair if missing.  Returns True when 198.18.0.2 is
-    (now) an unreachable, locally routed address."""
-    if not netns_available():
+def netns_exists(name: str) -> bool:
+    return os.path.exists(f"/run/netns/{name}")
+
+
+def create_netns(name: str) -> None:
+    """The namespace with lo up and the unreachable address; idempotent. Every command names the
+    namespace (`ip -n`): nothing is created in the caller's namespace."""
+    if not netns_exists(name):
+        _ip("netns", "add", name)
+    _ip("-n", name, "link", "set", "lo", "up")
+    if _ip("-n", name, "link", "show", network.UNREACHABLE_VETH_HOST, check=False).returncode != 0:
+        _ip("-n", name, "link", "add", network.UNREACHABLE_VETH_HOST, "type", "veth",
+            "peer", "name", network.UNREACHABLE_VETH_PEER)
+    _ip("-n", name, "addr", "replace", f"{network.UNREACHABLE_LOCAL}/30", "dev", network.UNREACHABLE_VETH_HOST)
+    _ip("-n", name, "link", "set", network.UNREACHABLE_VETH_HOST, "up")
+    _ip("-n", name, "link", "set", network.UNREACHABLE_VETH_PEER, "down")   # the peer stays down
+
+
+def remove_netns(name: str) -> bool:
+    """Delete the namespace (its veth pair goes with it). True if it existed."""
+    if not netns_exists(name):
         return False
-    if netns_present():
-        return True
+    _ip("netns", "del", name)
+    return True
+
+
+def current_netns() -> str | None:
+    """The name of the namespace of ours this process runs in (its inode is the one bound at
+    /run/netns/NAME), or None: the root namespace, or one we did not make."""
     try:
-        names = _ip("netns", "list", check=False).stdout.split()
-        if network.UNREACHABLE_NETNS not in names:
-            _ip("netns", "add", network.UNREACHABLE_NETNS)
-        if _ip("link", "show", network.UNREACHABLE_VETH_HOST, check=False).returncode != 0:
-            _ip("link", "add", network.UNREACHABLE_VETH_HOST, "type", "veth", "peer", "name",
-                network.UNREACHABLE_VETH_PEER, "netns", network.UNREACHABLE_NETNS)
-        _ip("addr", "replace", f"{network.UNREACHABLE_LOCAL}/30", "dev", network.UNREACHABLE_VETH_HOST)
-        _ip("link", "set", network.UNREACHABLE_VETH_HOST, "up")
-        # the peer stays down: make sure of it
-        _ip("-n", network.UNREACHABLE_NETNS, "link", "set", network.UNREACHABLE_VETH_PEER, "down", check=False)
-    except (subprocess.SubprocessError, OSError):
+        mine = os.stat("/proc/self/ns/net")
+        for path in Path("/run/netns").glob(f"{network.NETNS_PREFIX}*"):
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino):
+                return path.name
+    except OSError:
+        pass
+    return None
+
+
+def unreachable_ready() -> bool:
+    """True inside a namespace made by create_netns: 198.18.0.2 is then unreachable."""
+    if current_netns() is None or shutil.which("ip") is None:
         return False
-    return netns_present()
+    r = _ip("-br", "addr", "show", "dev", network.UNREACHABLE_VETH_HOST, check=False)
+    return r.returncode == 0 and f"{network.UNREACHABLE_LOCAL}/30" in r.stdout
 
 
-def remove_unreachable_netns() -> None:
+def remove_legacy_netns() -> None:
+    """Remove what Cellar before issue 17 left in the root namespace: the `cellar-simnet`
+    namespace and its root-side veth csim-h0 with 198.18.0.1/30."""
     if not netns_available():
         return
-    _ip("netns", "del", network.UNREACHABLE_NETNS, check=False)   # removes the veth pair too
+    _ip("netns", "del", network.LEGACY_NETNS, check=False)   # removes the veth pair too
     _ip("link", "del", network.UNREACHABLE_VETH_HOST, check=False)
 
 
@@ -123,9 +154,10 @@ class TcpResponder:
 
 
 def host_entries(tcp_port: int, use_netns: bool = True) -> list[dict]:
-    """Manifest entries for the hosts; sets up the unreachable address."""
+    """Manifest entries for the hosts. The unreachable one is "netns-veth" when this process
+    runs inside a namespace made by create_netns (and use_netns), else "closed-port"."""
     out = []
-    netns_ok = ensure_unreachable_netns() if use_netns else False
+    netns_ok = use_netns and unreachable_ready()
     for h in network.HOSTS:
         if h.reachable:
             out.append(dict(name=h.name, address=h.address, reachable=True, tcp_port=tcp_port,

@@ -55,9 +55,10 @@ DEFAULT_WRAP64_IN = 90.0
 
 # --------------------------------------------------------------------------- hosts
 
-UNREACHABLE_NETNS = "cellar-simnet"
-UNREACHABLE_VETH_HOST = "csim-h0"     # root-namespace side (up, 198.18.0.1/30)
-UNREACHABLE_VETH_PEER = "csim-p0"     # inside the namespace, left DOWN
+NETNS_PREFIX = "cellar-sim-"         # + a digest of the state dir (simnet.hosts.netns_name)
+LEGACY_NETNS = "cellar-simnet"        # before issue 17 (its csim-h0 was in the root namespace)
+UNREACHABLE_VETH_HOST = "csim-h0"     # inside simnet's namespace, up, 198.18.0.1/30
+UNREACHABLE_VETH_PEER = "csim-p0"     # its peer, in the same namespace, left DOWN
 UNREACHABLE_LOCAL = "198.18.0.1"      # RFC 2544 benchmarking range, unused here
 UNREACHABLE_ADDRESS = "198.18.0.2"
 

@@ -73,6 +73,20 @@ def _clean_rollups(request, django_db_blocker):
 
 
 @pytest.fixture
+def client(db):
+    """pytest-django's client, logged in as an operator (reads everything, runs checks, creates
+    runs): page tests test pages; who may do what is tests/webapp/access/test_access_table.py's.
+    Anonymous requests use django.test.Client() directly."""
+    from django.test import Client
+
+    from tests.support.users import make_user
+
+    c = Client()
+    c.force_login(make_user("tester", "operator"))
+    return c
+
+
+@pytest.fixture
 def net(transactional_db):
     """36 h of polls of an ATM switch and an IP router at exactly known rates, rolled up."""
     from tests.support.traffic_network import build_net

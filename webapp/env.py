@@ -140,3 +140,20 @@ def check_redis_url(name: str, url: str) -> str:
     if urlsplit(url).scheme not in ("redis", "rediss", "unix"):
         raise EnvError(f"{name} must be a redis:// URL (got {url.split(':', 1)[0]!r})")
     return url
+
+
+def env_rate(name: str, default: str) -> str:
+    """A rate "N/s", "N/m", "N/h" or "N/d" (N requests per second, minute, hour, day)."""
+    value = env_str(name, default).strip()
+    count, sep, unit = value.partition("/")
+    if not (sep and count.isdigit() and int(count) > 0 and unit in ("s", "m", "h", "d")):
+        raise EnvError(f"{name}={value!r}: expected N/s, N/m, N/h or N/d with N > 0 (e.g. 30/m)")
+    return value
+
+
+def env_url_path(name: str, default: str) -> str:
+    """A URL path prefix such as "admin/" or "ops/cellar-admin/" (no leading slash, one trailing)."""
+    value = env_str(name, default).strip().strip("/")
+    if not value or any(not part or not all(c.isalnum() or c in "-_." for c in part) for part in value.split("/")):
+        raise EnvError(f"{name}={value!r}: expected a path like admin/ (letters, digits, - _ . and /)")
+    return value + "/"

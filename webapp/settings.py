@@ -8,6 +8,7 @@ loaded first for any variable not already set. Every variable is documented in .
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -25,6 +26,19 @@ try:
     ALLOWED_HOSTS = env.env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1"])
     CSRF_TRUSTED_ORIGINS = env.env_list("CSRF_TRUSTED_ORIGINS", [])
     HTTPS = env.env_bool("CELLAR_HTTPS", False)
+    # Access (webapp/access): anonymous visitors read nothing unless this is on (then anyone who
+    # reaches the web port sees the topology, addresses and traffic: for a closed lab only).
+    CELLAR_ANONYMOUS_READ = env.env_bool("CELLAR_ANONYMOUS_READ", False)
+    # Expensive requests (CSV, percentiles, analyses, images) per user and per client address.
+    CELLAR_RATE_LIMIT_USER = env.env_rate("CELLAR_RATE_LIMIT_USER", "30/m")
+    CELLAR_RATE_LIMIT_ADDRESS = env.env_rate("CELLAR_RATE_LIMIT_ADDRESS", "60/m")
+    # Failed logins of one user name from one address before a lock-out, and its length (django-axes).
+    CELLAR_LOGIN_FAILURE_LIMIT = env.env_int("CELLAR_LOGIN_FAILURE_LIMIT", 5, minimum=1, maximum=100)
+    CELLAR_LOGIN_LOCKOUT_MINUTES = env.env_int("CELLAR_LOGIN_LOCKOUT_MINUTES", 15, minimum=1, maximum=24 * 60)
+    # Where the Django admin (inventory, credentials) answers: a path that is not guessed first.
+    CELLAR_ADMIN_PATH = env.env_url_path("CELLAR_ADMIN_PATH", "admin/")
+    # HSTS max-age sent when CELLAR_HTTPS is on (0 = none).
+    CELLAR_HSTS_SECONDS = env.env_int("CELLAR_HSTS_SECONDS", 31536000, minimum=0)
 
     DATABASE_PREPARED_STATEMENTS = env.env_bool("DATABASE_PREPARED_STATEMENTS", True)
     DATABASES = {"default": env.parse_database_url("DATABASE_URL", env.env_str("DATABASE_URL"))}
@@ -52,6 +66,8 @@ try:
     # Key for SNMP secrets at rest (Fernet, urlsafe base64 of 32 bytes). When unset it is
     # derived from SECRET_KEY, so rotating SECRET_KEY then makes stored secrets unreadable.
     CELLAR_SECRETS_KEY = env.env_str("CELLAR_SECRETS_KEY", "")
+    # Keys used before (rotation): read, never written; `manage.py rotate_secrets` moves values off them.
+    CELLAR_SECRETS_OLD_KEYS = env.env_list("CELLAR_SECRETS_OLD_KEYS", [])
 
     # Collector behaviour.
     CELLAR_DEFAULT_POLL_INTERVAL = env.env_int("CELLAR_DEFAULT_POLL_INTERVAL", 15, minimum=1, maximum=3600)
@@ -80,12 +96,16 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.postgres",
+    "axes",
+    "csp",
     # What polls and archives (collector/): the inventory, the archive and the poller own the
     # tables they write; page apps (webapp/) only read them.
     "collector.inventory",
     "collector.archive",
     "collector.poller",
     "collector.studies",
+    "webapp.access",
+    "collector.audit",
     "webapp.traffic",
     "webapp.status",
     "webapp.datasets",
@@ -102,19 +122,27 @@ MIGRATION_MODULES = {
     "poller": "migrations.poller",
     "studies": "migrations.studies",
     "exports": "migrations.exports",
+    "access": "migrations.access",
+    "audit": "migrations.audit",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
 }
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # API tokens, the read permission on every view, rate limits (webapp/access/middleware.py).
+    "webapp.access.middleware.AccessMiddleware",
+    "collector.audit.middleware.AuditActorMiddleware",   # who changes what: after request.user is set
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "webapp.urls"
@@ -129,6 +157,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "webapp.access.context.access",
             ],
         },
     },
@@ -138,7 +167,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "access:login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "access:login"
+# django-axes first: it refuses a locked-out user name/address before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = CELLAR_LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=CELLAR_LOGIN_LOCKOUT_MINUTES)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "webapp.access.views.locked_out"
+
+# The cache holds the rate-limit counters (django-ratelimit), shared by every web worker.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                      "KEY_PREFIX": "cellar-cache", "TIMEOUT": 300,
+                      "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
+RATELIMIT_USE_CACHE = "default"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -157,10 +201,34 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]      # the load balancer's plain-HTTP liveness probe
+    SECURE_HSTS_SECONDS = CELLAR_HSTS_SECONDS
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+# Preloading HSTS is a request to browser vendors that binds the whole domain for months: the
+# domain's owner decides it, not Cellar; the check that asks for it (W021) is silenced for that.
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+# Content Security Policy (django-csp): scripts only from Cellar's own static files, never inline.
+# Styles allow inline because Plotly sets style attributes and <style> on the SVG it draws.
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:", "blob:"],
+    "connect-src": ["'self'"],
+    "font-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}}
 
 # Celery: the broker is redis; results are not needed (tasks write to the database).
 CELERY_BROKER_URL = REDIS_URL
@@ -183,7 +251,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # pysnmp logs full PDUs (community strings included) at debug level: keep it quiet.
-    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}},
+    # django-axes logs every successful login at INFO; its failures and lock-outs are warnings.
+    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
 # --- Traffic: plots, rollup tiers and retention (webapp/traffic, collector/archive/rollup.py) ---

@@ -1,10 +1,13 @@
 """URL map: each app owns its routes (webapp/<app>/urls.py)."""
+from django.conf import settings
 from django.contrib import admin
+from django.contrib.auth.decorators import login_not_required
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 
 
+@login_not_required
 def healthz(request: HttpRequest) -> HttpResponse:
     """Liveness for load balancers and `make run`: the web process answers and reaches the database."""
     with connection.cursor() as cur:
@@ -13,7 +16,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 urlpatterns = [
-    path("admin/", admin.site.urls),
+    path(settings.CELLAR_ADMIN_PATH, admin.site.urls),
+    path("accounts/", include("webapp.access.urls")),
     path("healthz", healthz),
     path("traffic/", include("webapp.traffic.urls")),
     path("datasets/", include("webapp.datasets.urls")),

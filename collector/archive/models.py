@@ -162,3 +162,13 @@ class RollupInvalidation(models.Model):
 
     class Meta:
         db_table = "traffic_rollup_invalidation"
+
+
+class RollupRecomputedDay(models.Model):
+    """A UTC day whose 1-minute buckets were recomputed for late samples (rollup.process_late), and
+    when: what is derived from a day's buckets (stored bursts) is derived again after that."""
+    day = models.DateField(primary_key=True)
+    at = models.DateTimeField(help_text="when the day's 1-minute buckets were last recomputed")
+
+    class Meta:
+        db_table = "traffic_rollup_recomputed_day"

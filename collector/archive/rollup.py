@@ -33,7 +33,7 @@ import logging
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -217,6 +217,12 @@ def _take_late(limit: int) -> list[tuple[int, datetime]]:
         return cur.fetchall()
 
 
+def _note_recomputed_days(days: set) -> None:
+    with connection.cursor() as cur:
+        cur.executemany("INSERT INTO traffic_rollup_recomputed_day (day, at) VALUES (%s, now()) "
+                        "ON CONFLICT (day) DO UPDATE SET at = excluded.at", [(d,) for d in sorted(days)])
+
+
 def process_late(limit: int = 20_000) -> int:
     """Recompute the buckets of logged late samples (oldest first, at most `limit` minutes)."""
     with transaction.atomic():
@@ -226,6 +232,7 @@ def process_late(limit: int = 20_000) -> int:
         steps = plan_invalidations(late, watermarks(), cutoffs(db_now(), retention_days()))
         for step in steps:
             execute(step)
+        _note_recomputed_days({bucket.astimezone(UTC).date() for _, bucket in late})
     log.info("rollup: recomputed %d late 1-minute buckets in %d steps", len(late), len(steps))
     return len(late)
 

@@ -4,17 +4,23 @@ Community strings and v3 keys are credentials to network devices. They are store
 (Fernet) with CELLAR_SECRETS_KEY, or a key derived from SECRET_KEY when that is unset, so a
 database dump alone does not hand them out. Forms never render them back (see admin.py) and
 the Secret wrapper keeps them out of repr(), logs and templates.
+
+Key rotation: CELLAR_SECRETS_OLD_KEYS lists the keys used before. Values are read with a
+MultiFernet (the current key first, then the old ones) and always written with the current key;
+rotate() (`manage.py rotate_secrets`) re-encrypts every stored value under the current key, after
+which the old keys can be removed (docs/operations.md).
 """
 from __future__ import annotations
 
 import base64
 import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db import models
+from django.db import connection, models, transaction
 
 
 class Secret(str):
@@ -27,22 +33,35 @@ class Secret(str):
         return "***" if self else ""
 
 
+def _key(material: str, setting: str) -> Fernet:
+    try:
+        return Fernet(material.encode())
+    except (ValueError, TypeError):
+        raise ImproperlyConfigured(
+            f"{setting} must be 32 bytes in urlsafe base64 "
+            "(python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')"
+        ) from None
+
+
+def derived_key(secret_key: str) -> bytes:
+    """The key used when CELLAR_SECRETS_KEY is unset (put it in CELLAR_SECRETS_OLD_KEYS to move off it)."""
+    return base64.urlsafe_b64encode(hashlib.sha256(b"cellar-snmp-secrets:" + secret_key.encode()).digest())
+
+
 @lru_cache(maxsize=4)
-def _fernet(key_material: str, secret_key: str) -> Fernet:
-    if key_material:
-        try:
-            return Fernet(key_material.encode())
-        except (ValueError, TypeError):
-            raise ImproperlyConfigured(
-                "CELLAR_SECRETS_KEY must be 32 bytes in urlsafe base64 "
-                "(python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')"
-            ) from None
-    digest = hashlib.sha256(b"cellar-snmp-secrets:" + secret_key.encode()).digest()
-    return Fernet(base64.urlsafe_b64encode(digest))
+def _keys(current: str, old: tuple[str, ...], secret_key: str) -> tuple[Fernet, MultiFernet]:
+    first = _key(current, "CELLAR_SECRETS_KEY") if current else Fernet(derived_key(secret_key))
+    olds = [_key(k, f"CELLAR_SECRETS_OLD_KEYS (entry {i + 1})") for i, k in enumerate(old)]
+    return first, MultiFernet([first, *olds])
 
 
-def fernet() -> Fernet:
-    return _fernet(settings.CELLAR_SECRETS_KEY, settings.SECRET_KEY)
+def current_key() -> Fernet:
+    return _keys(settings.CELLAR_SECRETS_KEY, tuple(settings.CELLAR_SECRETS_OLD_KEYS), settings.SECRET_KEY)[0]
+
+
+def fernet() -> MultiFernet:
+    """Encrypts with the current key; decrypts with the current key or any old one."""
+    return _keys(settings.CELLAR_SECRETS_KEY, tuple(settings.CELLAR_SECRETS_OLD_KEYS), settings.SECRET_KEY)[1]
 
 
 def encrypt(value: str) -> str:
@@ -58,8 +77,8 @@ def decrypt(token: str) -> Secret:
         # The key changed since this secret was stored: polling then fails with an auth or
         # timeout error naming the switch, which is what an operator can act on.
         raise ImproperlyConfigured(
-            "a stored SNMP secret cannot be decrypted: CELLAR_SECRETS_KEY (or SECRET_KEY) changed; "
-            "re-enter the switch's credentials"
+            "a stored SNMP secret cannot be decrypted: CELLAR_SECRETS_KEY (or SECRET_KEY) changed; put the "
+            "key it was written with in CELLAR_SECRETS_OLD_KEYS, or re-enter the switch's credentials"
         ) from None
 
 
@@ -76,3 +95,72 @@ class SecretField(models.TextField):
 
     def get_prep_value(self, value):
         return encrypt(str(value or ""))
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """What rotate() did: counts only, never a value."""
+
+    switches: int
+    rotated: int           # values re-encrypted under the current key
+    current: int           # values already under the current key (left as they were)
+    empty: int             # fields with no secret
+
+
+class Undecryptable(Exception):
+    """Some stored values decrypt under no configured key; `switches` names their switches."""
+
+    def __init__(self, switches: list[str]):
+        super().__init__(", ".join(switches))
+        self.switches = switches
+
+
+def secret_columns(model: type[models.Model]) -> list[str]:
+    return [f.column for f in model._meta.concrete_fields if isinstance(f, SecretField)]
+
+
+def rotate() -> Rotation:
+    """Re-encrypt every stored secret under the current key, in one transaction.
+
+    Idempotent: a value the current key already opens is left as it is, so a second run rotates
+    nothing. If any value decrypts under no key, nothing is written and Undecryptable names the
+    switches. The ciphertext is read with SQL: the model field would decrypt it on the way.
+    """
+    from collector.inventory.models import Switch
+
+    current, keys = current_key(), fernet()
+    cols = secret_columns(Switch)
+    table = connection.ops.quote_name(Switch._meta.db_table)
+    rotated = already = empty = 0
+    updates: list[tuple[int, dict[str, str]]] = []
+    bad: list[str] = []
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(f"SELECT id, name, {', '.join(map(connection.ops.quote_name, cols))} FROM {table} "
+                    "ORDER BY name FOR UPDATE")
+        rows = cur.fetchall()
+        for switch_id, name, *tokens in rows:
+            changed: dict[str, str] = {}
+            for col, token in zip(cols, tokens):
+                if not token:
+                    empty += 1
+                    continue
+                try:
+                    current.decrypt(token.encode())
+                    already += 1
+                    continue
+                except InvalidToken:
+                    pass
+                try:
+                    changed[col] = keys.rotate(token.encode()).decode()
+                except InvalidToken:
+                    bad.append(name)
+                    break
+            if changed:
+                updates.append((switch_id, changed))
+        if bad:
+            raise Undecryptable(sorted(set(bad)))
+        for switch_id, changed in updates:
+            sets = ", ".join(f"{connection.ops.quote_name(c)} = %s" for c in changed)
+            cur.execute(f"UPDATE {table} SET {sets} WHERE id = %s", [*changed.values(), switch_id])
+            rotated += len(changed)
+    return Rotation(len(rows), rotated, already, empty)

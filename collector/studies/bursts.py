@@ -7,9 +7,11 @@ the beat schedule) scans each UTC day once it is in the 1-minute tier and stores
 with the rule beside each row. The window whose median the rule uses is that UTC day.
 
 A day still filling is scanned again on every run (its rows replaced); a day is final once the
-1-minute tier is SETTLE (6 h) past its end, so late samples within that time are taken in. Work
-per run is bounded (days and seconds). A burst that runs across midnight is stored as two rows,
-one per day (the inventory counts it once per day).
+1-minute tier is SETTLE (6 h) past its end, so late samples within that time are taken in. A
+final day whose 1-minute buckets the rollup recomputed later (late samples: a spool replayed after
+an outage; collector/archive RollupRecomputedDay) is scanned again too. Work per run is bounded
+(days and seconds). A burst that runs across midnight is stored as one row per day (each day's
+rule uses that day's median); the later row is marked `continues`, and counts skip it.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from analysis.bursts import BurstRule, find
+from collector.archive.models import RollupRecomputedDay
 from collector.archive.rollup import watermarks
 from collector.studies.models import Burst, BurstScan
 
@@ -102,27 +105,48 @@ def scan_day(day: date, final: bool, rule: BurstRule | None = None) -> DayScan:
     with transaction.atomic():
         Burst.objects.filter(day=day).delete()
         Burst.objects.bulk_create(found, batch_size=5000)
+        link_midnight(day)
+        link_midnight(day + ONE_DAY)
         BurstScan.objects.update_or_create(day=day, defaults={
             "scanned_at": datetime.now(UTC), "final": final, "series": n_series, "bursts": len(found),
             "seconds": took})
     return DayScan(day, n_series, len(found), final, took)
 
 
+def link_midnight(day: date) -> None:
+    """Mark the rows of `day` that start at its midnight where the same series' burst of the day
+    before ends there: one burst, two rows."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE studies_burst b SET continues = EXISTS (SELECT 1 FROM studies_burst p WHERE "
+            "p.series_id = b.series_id AND p.day = b.day - 1 AND p.\"end\" = b.start) "
+            "WHERE b.day = %s AND b.start = %s", [day, _at(day)])
+
+
+def recomputed_after_scan() -> list[date]:
+    """Final days whose 1-minute buckets were recomputed (late samples) after their scan."""
+    scanned = dict(BurstScan.objects.filter(final=True).values_list("day", "scanned_at"))
+    return [d for d, at in RollupRecomputedDay.objects.filter(day__in=list(scanned)).values_list("day", "at")
+            if at > scanned[d]]
+
+
 def days_to_scan(done_until: datetime | None) -> list[tuple[date, bool]]:
-    """Days not yet final, oldest first, up to the day the 1-minute tier has reached."""
+    """Final days recomputed since their scan, then days not yet final, oldest first, up to the
+    day the 1-minute tier has reached."""
     if done_until is None:
         return []
+    again = [(d, True) for d in sorted(recomputed_after_scan())[:MAX_DAYS_PER_RUN]]
     last_final = BurstScan.objects.filter(final=True).order_by("-day").values_list("day", flat=True).first()
     if last_final is None:
         with connection.cursor() as cur:
             cur.execute("SELECT min(bucket) FROM traffic_rollup_1m")
             (first,) = cur.fetchone()
         if first is None:
-            return []
+            return again
         day = first.astimezone(UTC).date()
     else:
         day = last_final + ONE_DAY
-    out = []
+    out = again
     while _at(day) < done_until and len(out) < MAX_DAYS_PER_RUN:
         out.append((day, _at(day) + ONE_DAY + SETTLE <= done_until))
         day += ONE_DAY

@@ -18,6 +18,8 @@ class Burst(models.Model):
     volume = models.BigIntegerField(help_text="units counted in the burst")
     points = models.IntegerField()
     gap_s = models.FloatField(default=0.0)
+    continues = models.BooleanField(default=False, help_text="this row continues the previous day's burst, "
+                                                             "which ran to midnight")
     rule_k = models.FloatField()
     rule_capacity_pct = models.FloatField()
     rule_min_s = models.FloatField()

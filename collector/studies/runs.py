@@ -6,12 +6,12 @@ Bad input is a RunError whose message says what is wrong; nothing is stored then
 - a host or PVC that the inventory does not know (with the names it does know, when few);
 - bytes sent that are negative, or more than the fastest port the run concerns could carry in
   its window (when that port's line rate is known);
-- an application report that is not iperf3's JSON (-J): its bytes, start and duration are
-  taken from it when not given.
+- an application report that is not one of the forms of collector/studies/reports.py (iperf3's
+  JSON, a NetSpec script, a JSON summary): its bytes, messages, message size, start and duration
+  are taken from it when not given.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -21,10 +21,11 @@ from django.db.models import Q
 from analysis.window import payload_bps
 from collector.core.facts import EARLIEST_DATA, capacity_per_s
 from collector.inventory.models import Host, Port, VirtualChannel
+from collector.studies import reports
 from collector.studies.models import ExperimentRun
 
 FUTURE_SLACK = timedelta(days=1)
-MAX_REPORT_BYTES = 2_000_000
+MAX_REPORT_BYTES = reports.MAX_REPORT_BYTES
 
 
 class RunError(ValueError):
@@ -44,7 +45,7 @@ class RunSpec:
     messages: int | None = None
     message_size: int | None = None
     overhead: int = 0
-    report_text: str = ""         # iperf3 -J output, pasted or uploaded
+    report_text: str = ""         # iperf3 -J output, a NetSpec script or a JSON summary (reports.py)
     created_by: str = ""
     series_ids: list[int] = field(default_factory=list)
 
@@ -73,18 +74,13 @@ def _pvc(text: str) -> VirtualChannel | None:
     return vc
 
 
-def parse_iperf3(text: str) -> dict:
-    """bytes, start and duration from iperf3's JSON report (client side, -J)."""
-    if len(text) > MAX_REPORT_BYTES:
-        raise RunError(f"the report is {len(text):,} bytes; at most {MAX_REPORT_BYTES:,}")
+def parse_report(text: str) -> reports.Report | None:
+    if not text.strip():
+        return None
     try:
-        doc = json.loads(text)
-        sent = doc["end"]["sum_sent"]
-        started = doc["start"]["timestamp"]["timesecs"]
-        return {"doc": doc, "bytes": int(sent["bytes"]), "start": datetime.fromtimestamp(int(started), UTC),
-                "seconds": float(sent["seconds"]), "blksize": doc["start"].get("test_start", {}).get("blksize")}
-    except (ValueError, KeyError, TypeError) as exc:
-        raise RunError(f"the report is not iperf3's JSON (-J) output: {exc.__class__.__name__} {exc}") from None
+        return reports.parse(text)
+    except reports.ReportError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _fastest_line_bps(ports: list[Port]) -> float | None:
@@ -107,16 +103,21 @@ def check(spec: RunSpec, now: datetime) -> dict:
     name = spec.name.strip()
     if not name or len(name) > 100:
         raise RunError("a run needs a name of 1 to 100 characters")
-    report = parse_iperf3(spec.report_text) if spec.report_text.strip() else None
-    start = spec.start or (report["start"] if report else None) or now
-    end = spec.end or (report["start"] + timedelta(seconds=report["seconds"]) if report and not spec.start else None)
-    bytes_sent = spec.bytes_sent if spec.bytes_sent is not None else (report["bytes"] if report else None)
-    message_size = spec.message_size or (report["blksize"] if report else None)
+    report = parse_report(spec.report_text)
+    start = spec.start or (report.start if report else None) or now
+    # The report's duration ends the run when the report also gave the start, or gave no start at
+    # all (a NetSpec script: it runs for `duration` from when it was started, the run's start).
+    end = spec.end
+    if end is None and report is not None and report.seconds and (report.start is None or not spec.start):
+        end = start + timedelta(seconds=report.seconds)
+    bytes_sent = spec.bytes_sent if spec.bytes_sent is not None else (report.bytes if report else None)
+    messages = spec.messages if spec.messages is not None else (report.messages if report else None)
+    message_size = spec.message_size or (report.message_size if report else None)
     if start < EARLIEST_DATA or start > now + FUTURE_SLACK:
         raise RunError(f"start {start:%Y-%m-%d %H:%M:%S} UTC is before 1990 or more than a day ahead")
     if end is not None and end <= start:
         raise RunError(f"end {end:%Y-%m-%d %H:%M:%S} is not after start {start:%Y-%m-%d %H:%M:%S} (UTC)")
-    for label, v in (("bytes sent", bytes_sent), ("messages", spec.messages), ("message size", message_size),
+    for label, v in (("bytes sent", bytes_sent), ("messages", messages), ("message size", message_size),
                      ("overhead", spec.overhead)):
         if v is not None and v < 0:
             raise RunError(f"{label} cannot be negative ({v})")
@@ -131,8 +132,8 @@ def check(spec: RunSpec, now: datetime) -> dict:
         raise RunError(f"{bytes_sent:,} bytes in {(end - start).total_seconds():g} s is more than the fastest port "
                        f"of the run can carry ({line / 1e6:g} Mb/s of payload)")
     return {"name": name, "description": spec.description, "start": start, "end": end, "src_host": src,
-            "dst_host": dst, "channel": vc, "bytes_sent": bytes_sent, "messages": spec.messages,
-            "message_size": message_size, "overhead": spec.overhead, "report": report["doc"] if report else None,
+            "dst_host": dst, "channel": vc, "bytes_sent": bytes_sent, "messages": messages,
+            "message_size": message_size, "overhead": spec.overhead, "report": report.doc if report else None,
             "created_by": spec.created_by}
 
 

@@ -36,3 +36,19 @@ def chromium() -> Iterator:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = old
+
+
+def log_in(context, base_url: str, role: str = "operator", username: str = "browser"):
+    """Give a browser context the session of a new user with `role` (every page needs a login).
+    The session is made by Django's test client (force_login) and handed over as its cookie."""
+    from django.conf import settings
+    from django.test import Client
+
+    from tests.support.users import make_user
+
+    user = make_user(username, role)
+    client = Client()
+    client.force_login(user)
+    name = settings.SESSION_COOKIE_NAME
+    context.add_cookies([{"name": name, "value": client.cookies[name].value, "url": base_url}])
+    return user

@@ -20,11 +20,11 @@ MISSED = (6 * 3600, 6 * 3600 + 300)
 DAYS = 2
 
 
-def rate_at(offset: float) -> int:
-    return BURST if any(a < offset <= b for a, b in BURSTS) else QUIET
+def rate_at(offset: float, bursts=BURSTS) -> int:
+    return BURST if any(a < offset <= b for a, b in bursts) else QUIET
 
 
-def build() -> dict:
+def build(bursts=BURSTS) -> dict:
     sw = f.switch("sc95-floor")
     quiet = f.series(f.port(sw, "B1", label="to phillips"), "out")
     bursty = f.series(f.port(sw, "B2", label="to cewes"), "out")
@@ -37,7 +37,7 @@ def build() -> dict:
             continue
         interval = t - last
         flag = int(Flag.GAP) if interval > STEP else 0      # as the collector flags a missed poll
-        rows.append((float(t), interval * 1000, [QUIET * interval, rate_at(t) * interval], [flag, flag]))
+        rows.append((float(t), interval * 1000, [QUIET * interval, rate_at(t, bursts) * interval], [flag, flag]))
         last = t
     f.insert(sw, lay, rows, t0=f.T0)
     rollup.run(budget_s=300)

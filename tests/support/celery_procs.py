@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import redis
 from django.conf import settings
@@ -62,7 +63,9 @@ class RedisServer:
 
 def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     db = connection.settings_dict
-    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    # The private cluster wants a password (scram-sha-256): the children log in as this process does.
+    auth = quote(db["USER"], safe="") + (f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else "")
+    url = f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
     env = {**os.environ, "DATABASE_URL": url,
            "CELLAR_SPOOL_DIR": str(tmp_path / "spool"),
            "CELLAR_EXPORT_DIR": str(tmp_path / "exports"), "CELLAR_BEAT_HEARTBEAT": str(tmp_path / "beat-heartbeat"),

@@ -60,3 +60,47 @@ def snmp(cmd: str, sw: dict, *oids: str, timeout: float = 2.0, retries: int = 1,
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed: {p.stderr.strip()}")
     return t0, t1, parse_output(p.stdout)
+
+
+# --------------------------------------------------------------------------- network namespaces
+
+# Cellar's own host checks (collector/poller/hostcheck.py), run by a child process inside a
+# namespace: ICMP and TCP of each (address, port), one JSON line each.
+_CHECK_IN_NETNS = """
+import json, sys
+import django
+django.setup()
+from collector.poller import hostcheck
+for address, port in json.loads(sys.argv[1]):
+    icmp, tcp = hostcheck.check_icmp(address), hostcheck.check_tcp(address, port)
+    print(json.dumps({"address": address, "icmp": icmp.reachable, "tcp": tcp.reachable, "error": tcp.error}))
+"""
+
+
+def host_checks_in_netns(ns: str, targets: list[tuple[str, int]]) -> list[dict]:
+    """hostcheck.check_icmp and check_tcp of each target, from inside the namespace `ns`."""
+    import json
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "webapp.settings", "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", _CHECK_IN_NETNS, json.dumps(targets)],
+                       capture_output=True, text=True, timeout=30 + 8 * len(targets), cwd=ROOT, env=env,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError(f"host checks in {ns} failed: {p.stderr.strip()[-2000:]}")
+    return [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+
+
+def root_netns_snapshot() -> dict[str, list[str]]:
+    """The root namespace's addresses, links and routes (`ip -o addr`, `ip -o link`, `ip route show
+    table all`). Links that other test runs on this machine make and remove meanwhile (snmpd_lab's
+    cl<pid>, the benchmarks' cb<pid>...) are left out, with their addresses and routes."""
+    out = {}
+    for key, argv in (("addr", ["ip", "-o", "addr"]), ("link", ["ip", "-o", "link"]),
+                      ("route", ["ip", "route", "show", "table", "all"])):
+        text = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=True).stdout
+        out[key] = sorted(line for line in text.splitlines() if not _OTHER_LABS.search(line))
+    return out
+
+
+_OTHER_LABS = re.compile(r"\b(?:dev )?c[lb]\d+\w*[:@ ]|\bdev c[lb]\d+\w*\b")

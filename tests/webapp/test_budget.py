@@ -50,6 +50,7 @@ def test_pg_sleep_past_the_limit_is_stopped_with_the_message(settings):
 def test_endpoints_answer_503_with_their_limit(net, client, settings):
     """The samples and tiers locked: each endpoint's real query waits until its own limit."""
     settings.CELLAR_WEB_TIMEOUT_MAX_MS = 500
+    settings.CELLAR_RATE_LIMIT_USER = settings.CELLAR_RATE_LIMIT_ADDRESS = "100000/m"
     q = f"s={net.rx.id},{net.tx.id}&range=3h"
     tables = ("traffic_sample", "traffic_rollup_1m", "traffic_rollup_15m", "traffic_rollup_1h", "traffic_rollup_1d")
     with locked(*tables):

@@ -112,10 +112,12 @@ def segment_tier(segments: list[Segment], t: datetime) -> Tier:
 
 
 def burst_counts(series_ids: list[int] | None, lo: datetime, hi: datetime) -> dict[int, tuple[int, datetime, datetime]]:
-    """series id -> (stored bursts in [lo, hi), first burst start, last burst end)."""
+    """series id -> (stored bursts in [lo, hi), first burst start, last burst end). A burst across
+    midnight is two rows; the second (continues) counts only when the first is outside the range."""
     where = "AND series_id = ANY(%(ids)s)" if series_ids is not None else ""
     with connection.cursor() as cur:
-        cur.execute(f"SELECT series_id, count(*), min(start), max(\"end\") FROM studies_burst "
+        cur.execute(f"SELECT series_id, count(*) FILTER (WHERE NOT continues OR start <= %(lo)s), min(start), "
+                    f"max(\"end\") FROM studies_burst "
                     f"WHERE start < %(hi)s AND \"end\" > %(lo)s {where} GROUP BY series_id",
                     {"lo": lo, "hi": hi, "ids": series_ids})
         return {sid: (n, a, b) for sid, n, a, b in cur.fetchall()}

@@ -152,14 +152,47 @@ SCHEMAS = {
 ON_OFF = {"type": "string", "enum": ["0", "1"]}
 
 
+AUTH_ERROR = {"description": "401: not logged in and no valid API token (WWW-Authenticate: Bearer); 403: the "
+                             "user's role does not allow it. The message says which.",
+              "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+RATE_LIMITED = {"description": "Too many expensive requests (CSV, percentiles) from this user or address: "
+                               "Retry-After says in how many seconds to try again; the message states the limit.",
+                "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+SECURITY_SCHEMES = {
+    "apiToken": {"type": "http", "scheme": "bearer",
+                 "description": "A personal API token (Authorization: Bearer cellar_...), made on /accounts/tokens/ "
+                                "or with manage.py token create USER NAME; it has its user's role, expires, and "
+                                "stops working when revoked."},
+    "session": {"type": "apiKey", "in": "cookie", "name": "sessionid",
+                "description": "The browser session of a logged-in user (the pages use it)."},
+}
+# Operations counted against the rate limits of webapp/access/ratelimits.py.
+LIMITED_OPERATIONS = {"exportCsv", "seriesP95"}
+
+
+def with_access(doc: dict) -> dict:
+    """Every operation needs a viewer's token or session: say so, with its 401/403 (and 429)."""
+    doc["security"] = [{"apiToken": []}, {"session": []}]
+    doc["components"]["securitySchemes"] = SECURITY_SCHEMES
+    for path in doc["paths"].values():
+        for op in path.values():
+            op["responses"].setdefault("401", AUTH_ERROR)
+            op["responses"].setdefault("403", AUTH_ERROR)
+            if op["operationId"] in LIMITED_OPERATIONS:
+                op["responses"]["429"] = RATE_LIMITED
+    return doc
+
+
 def spec() -> dict:
     json_ok = lambda ref, text: {"description": text,  # noqa: E731
                                  "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
-    return {
+    return with_access({
         "openapi": "3.1.0",
         "info": {"title": "Cellar traffic API", "version": "1",
                  "description": "Read-only: the series Cellar archives, their data at any time scale, and the "
-                                "inventory to find them. Times are ISO 8601 UTC. No login is needed to read."},
+                                "inventory to find them. Times are ISO 8601 UTC. Every call needs a user with the "
+                                "viewer role (or more): a script sends its API token as a bearer token."},
         "paths": {
             "/traffic/api/series": {"get": {
                 "operationId": "listSeries", "summary": "Search counter series",
@@ -259,4 +292,4 @@ def spec() -> dict:
                         "400": {"description": "Bad input", "content": TEXT}}}},
         },
         "components": {"schemas": SCHEMAS},
-    }
+    })

@@ -26,17 +26,24 @@ def test_tcp_refused_means_the_host_is_up():
 
 
 @pytest.mark.netns
-def test_an_address_behind_a_down_link_is_unreachable_by_every_method():
-    # simnet's unreachable host: 198.18.0.2 routed into a namespace of ours whose veth end is
-    # down, so the packets go nowhere and never leave the machine.
+def test_an_address_behind_a_down_link_is_unreachable_by_every_method(tmp_path):
+    # simnet's unreachable host: 198.18.0.2 routed, inside a namespace of ours, to a veth whose
+    # peer is down, so the packets go nowhere and never leave the namespace. The checks run in a
+    # child process inside it; the root namespace is not touched.
     from simnet import hosts as simhosts
     from simnet.network import UNREACHABLE_ADDRESS
+    from tests.support.simnet_lab import host_checks_in_netns
 
-    assert simhosts.ensure_unreachable_netns(), "needs root and ip netns (make test runs as root)"
-    host = Host.objects.create(name="hopper", address=UNREACHABLE_ADDRESS, check_method="auto", tcp_port=22)
-    result = hostcheck.check(host)
-    assert not result.reachable and result.error
-    assert result.method == "icmp"     # TCP failed too, and no switch has this address for SNMP
+    assert simhosts.netns_available(), "needs root and ip netns (make test runs as root)"
+    name = simhosts.netns_name(tmp_path)
+    simhosts.create_netns(name)
+    try:
+        [hopper, lo] = host_checks_in_netns(name, [(UNREACHABLE_ADDRESS, 22), ("127.0.0.1", 22)])
+    finally:
+        simhosts.remove_netns(name)
+    assert not hopper["icmp"] and not hopper["tcp"] and hopper["error"]
+    assert lo["icmp"] and lo["tcp"]     # the same child reaches its own loopback
+    assert not simhosts.netns_exists(name)
 
 
 def test_check_and_record_keeps_state_and_history():

@@ -64,3 +64,44 @@ def test_a_day_is_final_only_once_the_tier_is_well_past_its_end(archive):
     scan.BurstScan.objects.all().delete()
     assert scan.days_to_scan(end)[0] == (day, False)                       # just complete: not final
     assert scan.days_to_scan(end + scan.SETTLE)[0] == (day, True)
+
+
+def test_a_burst_across_midnight_is_two_rows_counted_once():
+    from webapp.datasets.queries import burst_counts
+
+    f.reset_rollups()
+    across = (86400 - 600, 86400 + 1200)                 # 23:50 on day 0 to 00:20 on day 1
+    archive = arc.build(bursts=[across])
+    scan.run(budget_s=120)
+    rows = list(Burst.objects.order_by("start"))
+    midnight = archive["t0"] + timedelta(days=1)
+    assert [(r.day, r.continues) for r in rows] == [(archive["t0"].date(), False), (midnight.date(), True)]
+    assert rows[0].end == midnight == rows[1].start
+    sid = archive["bursty"].id
+    assert burst_counts([sid], archive["t0"], archive["end"])[sid][0] == 1
+    assert burst_counts([sid], midnight, archive["end"])[sid][0] == 1        # its first day out of range
+    # Rescanning the first day alone keeps the link (the second day's row is re-marked).
+    scan.scan_day(archive["t0"].date(), final=True)
+    assert Burst.objects.get(day=midnight.date()).continues
+    f.reset_rollups()
+
+
+def test_late_samples_in_a_final_day_make_it_scanned_again(archive):
+    from collector.archive import rollup
+
+    scan.run(budget_s=120)
+    day = archive["t0"].date()
+    assert BurstScan.objects.get(day=day).final and Burst.objects.filter(day=day).count() == 1
+    # A spool replayed after an outage: the polls of the hole of day 0 arrive now, at a burst's rate.
+    a, z = arc.MISSED
+    late = [
+        (float(t), arc.STEP * 1000, [arc.QUIET * arc.STEP, arc.BURST * arc.STEP], [0, 0])
+        for t in range(a + arc.STEP, z + 1, arc.STEP)]
+    f.insert(archive["switch"], archive["switch"].layouts.get(), late, t0=archive["t0"])
+    assert scan.days_to_scan(scan.watermarks().get("1m"))[0][0] != day       # not before the rollup saw them
+    assert rollup.process_late() > 0
+    assert (day, True) in scan.days_to_scan(scan.watermarks().get("1m"))
+    scan.run(budget_s=120)
+    found = list(Burst.objects.filter(day=day).order_by("start"))
+    assert len(found) == 2 and abs((found[1].start - archive["t0"]).total_seconds() - a) <= 60
+    assert (day, True) not in scan.days_to_scan(scan.watermarks().get("1m"))   # done: not again

@@ -46,7 +46,8 @@ def test_a_run_is_created_with_its_hosts_and_what_was_sent():
     ({"pvc": "fore-a A1 0"}, "write it as 'switch port vpi/vci'"),
     ({"pvc": "fore-a A1 7/7"}, "unknown PVC fore-a A1 7/7"),
     ({"start": datetime(1980, 1, 1, tzinfo=UTC), "end": None}, "before 1990"),
-    ({"report_text": "{not json"}, "not iperf3's JSON"),
+    ({"report_text": "{not json"}, "neither iperf3's JSON"),
+    ({"report_text": "hello"}, "a NetSpec experiment script"),
 ])
 def test_bad_input_is_refused_and_nothing_is_stored(kw, message):
     build_network()

@@ -20,6 +20,7 @@ def browser():
 def test_the_job_page_follows_the_export_to_its_download(browser, net, live_server, settings, tmp_path,
                                                           plain_static):
     settings.CELLAR_CSV_SYNC_MAX_CELLS = 1000
+    settings.CELLAR_ANONYMOUS_READ = True      # an anonymous job: owned by the browser's session
     settings.CELLAR_EXPORT_DIR = tmp_path / "exports"
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     page = ctx.new_page()
@@ -37,7 +38,8 @@ def test_the_job_page_follows_the_export_to_its_download(browser, net, live_serv
         assert "queued" in page.inner_text("#export-text")
         assert not page.is_visible("#export-link")
         writer.run(job.id)                                     # the worker's part, here
-        page.wait_for_function("document.getElementById('export-job').dataset.status === 'done'", timeout=10_000)
+        # (a selector, not wait_for_function: the Content Security Policy forbids evaluating strings)
+        page.wait_for_selector('#export-job[data-status="done"]', state="attached", timeout=10_000)
         job.refresh_from_db()
         assert job.rows_written > 5000
         assert page.inner_text("#export-text").startswith(f"done: {job.rows_written:,} rows")

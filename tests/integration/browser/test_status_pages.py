@@ -3,10 +3,10 @@ there, readable, and fit the window; screenshots go to /tmp/cellar-shots/ for a 
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from tests.support.browser import SHOTS, chromium
+from tests.support.browser import SHOTS, chromium, log_in
 from tests.support.status_network import SECRETS, build_network
+from tests.support.users import make_user
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,8 +20,9 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, live_server, transactional_db):
     ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1440, "height": 900})
+    log_in(ctx, live_server.url, "viewer")
     pg = ctx.new_page()
     yield pg
     ctx.close()
@@ -86,18 +87,29 @@ def test_page_without_javascript(page, live_server, net, name, url, selector, te
             assert b["x"] + b["width"] <= 1440 + 1, f"{name}: an element is {b['x'] + b['width']:.0f} px wide"
 
 
-def test_check_now_button_works_without_javascript(page, live_server, net):
-    get_user_model().objects.create_superuser("operator", "op@example.com", "pw-for-browser-1")
-    page.goto(live_server.url + "/admin/login/?next=/hosts/")
-    page.fill("#id_username", "operator")
-    page.fill("#id_password", "pw-for-browser-1")
-    page.click("input[type=submit]")
+def test_check_now_button_works_without_javascript(browser, live_server, net):
+    """Log in through the login page (as an operator), then check a host from the list."""
+    make_user("operator", "operator", password="pw-for-browser-1")
+    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1440, "height": 900})
+    page = ctx.new_page()
+    page.goto(live_server.url + "/hosts/")
+    assert "/accounts/login/" in page.url
+    page.screenshot(path=str(SHOTS / "login.png"), full_page=True)
+    page.fill("input[name=username]", "operator")
+    page.fill("input[name=password]", "pw-for-browser-1")
+    page.click("#login-form button[type=submit]")
     assert page.url.endswith("/hosts/")
     row = page.locator("table#hosts tbody tr", has_text="alpha.example")
     row.get_by_role("button", name="Check now").click()
     assert page.url.endswith("/hosts/")
     assert "alpha.example is responding" in page.inner_text("ul.messages")
     page.screenshot(path=str(SHOTS / "hosts-after-check.png"), full_page=True)
+    page.click("header .user a")
+    page.fill("#token-form input[name=name]", "a script")
+    page.click("#token-form button[type=submit]")
+    assert page.inner_text("#token-text").startswith("cellar_")
+    page.screenshot(path=str(SHOTS / "tokens.png"), full_page=True)
+    ctx.close()
 
 
 def test_path_form_submits_without_javascript(page, live_server, net):

@@ -11,7 +11,7 @@ import pytest
 from collector.archive import rollup
 from collector.archive.rollup import floor_time
 from tests.support import traffic_factory as f
-from tests.support.browser import SHOTS, chromium
+from tests.support.browser import SHOTS, chromium, log_in
 from tests.support.traffic_network import RX, TX
 
 pytestmark = [
@@ -65,8 +65,9 @@ class Page:
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, live_server, transactional_db):
     p = Page(browser)
+    log_in(p.ctx, live_server.url, "viewer")
     yield p
     p.ctx.close()
 

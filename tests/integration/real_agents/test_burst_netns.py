@@ -21,6 +21,8 @@ from collector.core.isotime import iso, parse_iso
 from collector.inventory.models import Port, Switch
 from collector.poller import runner
 from tests.support.snmpd_lab import B_ADDR, COMMUNITY, IPERF3, IPERF_PORT, SNMP_PORT, iperf_server, snmpd_lab
+from tests.support.users import make_user
+from webapp.access import tokens
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.netns, pytest.mark.slow]
 
@@ -82,8 +84,11 @@ def test_a_known_burst_is_found_where_it_happened(tmp_path):
     out = Series.objects.get(switch=switch, index=port.key, object_name="ifHCOutOctets")
     window = {"start": iso(datetime.fromtimestamp(times[0] - 1, UTC)),
               "end": iso(datetime.fromtimestamp(times[-1] + 1, UTC))}
+    # A researcher's script: the API with a viewer's token.
+    token = tokens.issue(make_user("researcher", "viewer"), "burst study").plaintext
     answer = Client().get("/traffic/api/data", {"s": out.id, **window, "res": "raw", "points": "0",
-                                                "burst_pct": "1", "burst_min": str(BURST_S / 2), "figure": "1"})
+                                                "burst_pct": "1", "burst_min": str(BURST_S / 2), "figure": "1"},
+                          HTTP_AUTHORIZATION=f"Bearer {token}")
     assert answer.status_code == 200, answer.content[:300]
     body = answer.json()
     found = body["series"][0]["bursts"]

@@ -10,7 +10,6 @@ from datetime import timedelta
 import pytest
 import redis
 from celery import Celery
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -22,6 +21,7 @@ from collector.inventory.models import Switch
 from tests.support import traffic_factory as f
 from tests.support.agents import NetSnmpAgent
 from tests.support.celery_procs import CeleryProcess, wait_for
+from tests.support.users import make_user
 from webapp.traffic import streamslots
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.timeout(300)]
@@ -50,7 +50,8 @@ def test_a_big_export_runs_on_the_worker_while_polls_stay_on_time(tmp_path, sett
     for k in slots.scan_iter(streamslots.PREFIX + "*"):
         slots.delete(k)
     slots.delete("exports")         # messages of earlier runs' jobs (other test databases)
-    alice = User.objects.create_user("alice", password="x")
+    settings.CELLAR_RATE_LIMIT_USER = settings.CELLAR_RATE_LIMIT_ADDRESS = "100000/m"
+    alice = make_user("alice", "viewer")
     web = Client()
     web.force_login(alice)
     q = (f"s={','.join(str(s.id) for s in members)}&start={start:%Y-%m-%dT%H:%M:%SZ}"
@@ -116,7 +117,7 @@ def test_a_big_export_runs_on_the_worker_while_polls_stay_on_time(tmp_path, sett
     assert downloaded.status_code == 200
     content = b"".join(downloaded.streaming_content)
     bob = Client()
-    bob.force_login(User.objects.create_user("bob", password="x"))
+    bob.force_login(make_user("bob", "viewer"))
     assert bob.get(state["download_url"]).status_code == 403
     assert bob.get(job_url).status_code == 403
 

@@ -3,12 +3,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
+from django.test import Client
 
 from collector.studies.models import ExperimentRun
+from tests.support.users import make_user
+from webapp.access import tokens
 
 pytestmark = pytest.mark.django_db
 
@@ -60,11 +63,13 @@ def test_run_csv_and_list(client, network):
     assert client.get("/runs/999999/").status_code == 404
 
 
-def test_creating_a_run_needs_a_login_and_refuses_bad_input(client, network):
+def test_creating_a_run_needs_the_operator_role_and_refuses_bad_input(network):
+    client = Client()
     r = client.post("/runs/new", {"name": "x"})
     assert r.status_code == 302 and "/login/" in r.url
-    user = get_user_model().objects.create_user("op", password="pw-for-tests-1")
-    client.force_login(user)
+    client.force_login(make_user("viewer", "viewer"))
+    assert client.post("/runs/new", {"name": "x"}).status_code == 403
+    client.force_login(make_user("op", "operator"))
     bad = client.post("/runs/new", {"name": "x", "start": "2026-01-02T00:00:00Z", "end": "2026-01-01T00:00:00Z"})
     assert bad.status_code == 400 and "is not after start" in bad.content.decode()
     assert not ExperimentRun.objects.exists()
@@ -89,14 +94,24 @@ def test_runs_api_lists_creates_and_accounts(client, network):
     detail = client.get(f"/runs/api/{run.id}").json()
     assert detail["expected_cells"] == 24_000 and detail["hops"][0]["in"]["cells"]["low"] == 24_000
     assert detail["hops"][0]["in"]["cells"]["verdict"] == "consistent"
-    assert client.post("/runs/api", "{}", content_type="application/json").status_code == 401
-    client.force_login(get_user_model().objects.create_user("api", password="pw-for-tests-1"))
-    bad = client.post("/runs/api", '{"name": "y", "src": "nobody"}', content_type="application/json")
+    assert Client().post("/runs/api", "{}", content_type="application/json").status_code == 401
+    # A script creates runs with an operator's API token: no session, no CSRF token.
+    script = Client(enforce_csrf_checks=True)
+    viewer = tokens.issue(make_user("reader", "viewer"), "script").plaintext
+    refused = script.post("/runs/api", "{}", content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {viewer}")
+    assert refused.status_code == 403 and "operator" in refused.json()["error"]
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {tokens.issue(make_user('api', 'operator'), 'script').plaintext}"}
+    bad = script.post("/runs/api", '{"name": "y", "src": "nobody"}', content_type="application/json", **auth)
     assert bad.status_code == 400 and "unknown source host 'nobody'" in bad.json()["error"]
-    made = client.post("/runs/api", '{"name": "y", "src": "alpha.example", "dst": "gamma.example", '
-                                     '"start": "2026-11-24T10:00:00Z", "end": "2026-11-24T10:05:00Z", '
-                                     '"bytes_sent": 1000000}', content_type="application/json")
+    made = script.post("/runs/api", '{"name": "y", "src": "alpha.example", "dst": "gamma.example", '
+                                    '"start": "2026-11-24T10:00:00Z", "end": "2026-11-24T10:05:00Z", '
+                                    '"bytes_sent": 1000000}', content_type="application/json", **auth)
     assert made.status_code == 201 and made.json()["bytes_sent"] == 1_000_000
+    assert ExperimentRun.objects.get(name="y").created_by == "api"
+    from collector.audit.models import AuditEvent
+
+    event = AuditEvent.objects.get(object_type="studies.experimentrun", object_repr__contains="y", action="create")
+    assert (event.actor_label, event.source) == ("api-token:api/script", "api")
 
 
 def test_a_pvc_run_follows_the_pvc_and_a_series_run_counts_its_series(client, network):
@@ -121,3 +136,18 @@ def test_a_run_longer_than_raw_samples_are_read_for_says_so(client, network):
     assert r.status_code == 400 and "longer than the 31 days" in r.content.decode()
     assert client.get(f"/runs/{run.id}/accounting.csv").status_code == 400
     assert "longer than the 31 days" in client.get(f"/runs/api/{run.id}").json()["error"]
+
+
+def test_a_script_posts_a_netspec_experiment_with_its_token(network):
+    from tests.collector.studies.test_reports import FIGURE_9
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {tokens.issue(make_user('netspec', 'operator'), 'ns').plaintext}"}
+    start = network["now"] - timedelta(minutes=10)
+    made = Client(enforce_csrf_checks=True).post(
+        "/runs/api", json.dumps({"name": "cbr", "src": "alpha.example", "dst": "gamma.example",
+                                 "start": start.isoformat(), "report": FIGURE_9}),
+        content_type="application/json", **auth)
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["bytes_sent"] == 460_800_000 and body["message_size"] == 18432
+    assert body["end"] is not None

@@ -10,12 +10,12 @@ from datetime import timedelta
 
 import pytest
 import redis
-from django.contrib.auth.models import User
 
 from collector.exports import jobs, writer
 from collector.exports.models import ExportJob
 from tests.support.celery_procs import wait_for
 from tests.support.dblock import locked
+from tests.support.users import make_user
 from webapp.traffic import params, streamslots
 
 pytestmark = pytest.mark.usefixtures("plain_static")
@@ -24,6 +24,8 @@ pytestmark = pytest.mark.usefixtures("plain_static")
 @pytest.fixture(autouse=True)
 def _exports(settings, tmp_path, redis_url):
     settings.CELLAR_EXPORT_DIR = tmp_path / "exports"
+    # The per-user request rate (webapp/access/ratelimits.py) is not what these tests count.
+    settings.CELLAR_RATE_LIMIT_USER = settings.CELLAR_RATE_LIMIT_ADDRESS = "100000/m"
     client = redis.Redis.from_url(redis_url)
 
     def clear():
@@ -36,7 +38,7 @@ def _exports(settings, tmp_path, redis_url):
 
 @pytest.fixture
 def alice(client):
-    user = User.objects.create_user("alice", password="x")
+    user = make_user("alice", "viewer")
     client.force_login(user)
     return user
 
@@ -109,21 +111,26 @@ def test_export_job_writes_the_same_csv_as_a_direct_download(net, client, alice,
     assert job.rows_written > 1000
 
 
-def test_only_the_owner_or_staff_see_a_job(net, client, alice, settings, django_user_model):
+def test_only_the_owner_or_staff_see_a_job(net, client, alice, settings):
     job = start_job(client, net)
     writer.run(job.id)
     urls = (f"/exports/{job.id}/", f"/exports/{job.id}.json", f"/exports/{job.id}/download")
     assert [client.get(u).status_code for u in urls] == [200, 200, 200]
-    client.force_login(django_user_model.objects.create_user("bob", password="x"))
+    client.force_login(make_user("bob", "viewer"))
     assert [client.get(u).status_code for u in urls] == [403, 403, 403]
     assert f"/exports/{job.id}/" not in client.get("/exports/").content.decode()
-    client.force_login(django_user_model.objects.create_user("root", password="x", is_staff=True))
+    root = make_user("root", "viewer")
+    root.is_staff = True
+    root.save()
+    client.force_login(root)
     assert [client.get(u).status_code for u in urls] == [200, 200, 200]
 
 
-def test_an_anonymous_job_belongs_to_its_session(net, client, settings):
+def test_an_anonymous_job_belongs_to_its_session(net, settings):
     from django.test import Client
 
+    settings.CELLAR_ANONYMOUS_READ = True
+    client = Client()
     job = start_job(client, net)
     assert job.owner_id is None and len(job.session_hash) == 64
     assert client.session.session_key not in (job.session_hash, job.selection)
@@ -151,7 +158,7 @@ def start_job(client, net) -> ExportJob:
     return ExportJob.objects.get(pk=int(r["Location"].strip("/").split("/")[-1]))
 
 
-def test_concurrent_streams_are_capped_with_429_and_retry_after(net, alice, settings, django_user_model):
+def test_concurrent_streams_are_capped_with_429_and_retry_after(net, alice, settings):
     """Streams are held open for real: a lock on the samples keeps their COPY waiting (each in
     a thread of its own, with its own connection) while later requests are answered."""
     from django.test import Client
@@ -160,7 +167,8 @@ def test_concurrent_streams_are_capped_with_429_and_retry_after(net, alice, sett
     settings.CELLAR_CSV_STREAMS_MAX = 2
     url = f"/traffic/export.csv?s={net.rx.id}&range=1h&raw=1"
     slots = redis.Redis.from_url(settings.REDIS_URL)
-    bob = django_user_model.objects.create_user("bob", password="x")
+    settings.CELLAR_ANONYMOUS_READ = True      # carol, below
+    bob = make_user("bob", "viewer")
     done: dict[str, bytes] = {}
     with locked("traffic_sample"):
         threads = [stream_in_thread(user, url, done) for user in (alice, bob)]

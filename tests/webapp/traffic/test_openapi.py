@@ -130,3 +130,15 @@ def test_real_answers_match_the_schemas(net, client):
     # the documented error codes are the ones returned
     assert client.get("/traffic/api/data?s=987654").status_code == 400
     assert "400" in SPEC["paths"]["/traffic/api/data"]["get"]["responses"]
+
+
+def test_the_document_says_how_to_authenticate_and_what_refusals_look_like():
+    doc = openapi.spec()
+    assert doc["components"]["securitySchemes"]["apiToken"] == {**doc["components"]["securitySchemes"]["apiToken"],
+                                                                "type": "http", "scheme": "bearer"}
+    assert {"apiToken": []} in doc["security"]
+    for path, ops in doc["paths"].items():
+        for op in ops.values():
+            assert {"401", "403"} <= op["responses"].keys(), path
+    assert "429" in doc["paths"]["/traffic/export.csv"]["get"]["responses"]
+    assert "Retry-After" in doc["paths"]["/traffic/api/p95"]["get"]["responses"]["429"]["headers"]

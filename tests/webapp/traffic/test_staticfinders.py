@@ -9,6 +9,7 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client
 
+from tests.support.users import make_user
 from webapp.traffic.staticfinders import PACKAGE_DATA
 
 
@@ -20,7 +21,7 @@ def test_finder_finds_plotly_in_the_wheel():
 
 
 @pytest.mark.django_db
-def test_collectstatic_and_whitenoise_serve_it_with_debug_off(settings, tmp_path):
+def test_collectstatic_and_whitenoise_serve_it_with_debug_off(settings, tmp_path, db):
     settings.DEBUG = False
     settings.STATIC_ROOT = tmp_path / "static"
     settings.STORAGES = {**settings.STORAGES, "staticfiles": {
@@ -29,6 +30,7 @@ def test_collectstatic_and_whitenoise_serve_it_with_debug_off(settings, tmp_path
     copied = settings.STATIC_ROOT / "traffic" / "vendor" / "plotly.min.js"
     assert copied.stat().st_size == (PACKAGE_DATA / "plotly.min.js").stat().st_size
     client = Client()                                   # a new handler: whitenoise reads STATIC_ROOT now
+    client.force_login(make_user("viewer", "viewer"))
     page = client.get("/traffic/").content.decode()
     hashed = next(part for part in page.split('"') if "plotly." in part and part.endswith(".js"))
     assert hashed != "/static/traffic/vendor/plotly.min.js"       # manifest name with a content hash

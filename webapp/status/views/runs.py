@@ -8,7 +8,6 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -20,6 +19,7 @@ from collector.archive.samples import window_samples
 from collector.core.isotime import iso, parse_optional
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
+from webapp.access import roles
 from webapp.status import hopcount
 from webapp.status import queries as q
 
@@ -54,7 +54,7 @@ def _time(text: str, label: str):
         raise runs.RunError(str(exc)) from None
 
 
-@login_required
+@roles.require(roles.CREATE_RUNS, "creating an experiment run needs the operator role")
 @require_POST
 def run_create(request: HttpRequest) -> HttpResponse:
     p = request.POST
@@ -182,12 +182,12 @@ def _side_json(s: hopcount.Side) -> dict | None:
 
 
 def runs_api(request: HttpRequest) -> HttpResponse:
-    """GET: the runs (newest first, at most 500). POST (logged in): create one from JSON with the
+    """GET: the runs (newest first, at most 500). POST (operator, session or API token): create one from JSON with the
     fields of the form (name, start, end, src, dst, pvc, bytes_sent, messages, message_size,
     overhead, description, report); 400 with {"error": ...} when it is refused."""
     if request.method == "POST":
-        if not request.user.is_authenticated:
-            return JsonResponse({"error": "log in to create runs"}, status=401)
+        if not request.user.has_perm(roles.CREATE_RUNS):
+            return roles.denied(request, "creating an experiment run needs the operator role")
         try:
             body = json.loads(request.body or b"{}")
             spec = runs.RunSpec(str(body.get("name", "")), _time(body.get("start", ""), "start"),
@@ -197,7 +197,7 @@ def runs_api(request: HttpRequest) -> HttpResponse:
                                 _int(str(body.get("messages", "") or ""), "messages"),
                                 _int(str(body.get("message_size", "") or ""), "message size"),
                                 _int(str(body.get("overhead", "") or ""), "overhead") or 0,
-                                json.dumps(body["report"]) if body.get("report") else "",
+                                _report_text(body.get("report")),
                                 request.user.get_username())
             run = runs.create(spec, timezone.now())
         except (runs.RunError, ValueError) as exc:
@@ -207,6 +207,13 @@ def runs_api(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": "GET or POST"}, status=405)
     rows = ExperimentRun.objects.select_related("src_host", "dst_host").order_by("-start")[:500]
     return JsonResponse({"runs": [_run_json(r) for r in rows]})
+
+
+def _report_text(report) -> str:
+    """The API's "report": iperf3's JSON or a summary as an object, or any report as text."""
+    if not report:
+        return ""
+    return report if isinstance(report, str) else json.dumps(report)
 
 
 def run_api(request: HttpRequest, run_id: int) -> HttpResponse:

@@ -4,7 +4,6 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_http_methods
 from collector.archive.models import PollLog, Series
 from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
 from collector.poller import actions
+from webapp.access import roles
 from webapp.status import queries as q
 from webapp.status.porttable import port_sort_key, port_table
 from webapp.status.views.common import (
@@ -77,7 +77,7 @@ def _switch_links(data: q.NetworkData, switch: Switch) -> list[dict]:
                     params["b_host"] = nb.host.id
                 else:
                     params["b_port"] = nb.port.id
-                v["confirm_url"] = "/admin/inventory/link/add/?" + urlencode(params)
+                v["confirm_url"] = reverse("admin:inventory_link_add") + "?" + urlencode(params)
             out.append(v)
     return out
 
@@ -91,8 +91,8 @@ def switch_check(request: HttpRequest, name: str) -> HttpResponse:
     target = safe_next(request, reverse("status:switch", args=[switch.name]))
     if request.method != "POST":
         return HttpResponseRedirect(target)
-    if not request.user.is_authenticated:
-        return login_required(lambda r: None)(request)
+    if not request.user.has_perm(roles.RUN_CHECKS):
+        return roles.denied(request, "checking a switch now needs the operator role")
     check = actions.check_switch(switch.id)     # polls here, under the same lock as scheduled polls
     if check.discovered:
         messages.success(request, f"discovered at {timezone.now():%H:%M:%S} UTC: {check.discovery}")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collector.audit.context import command_actor
 from collector.inventory.models import Host
 
 
@@ -15,6 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--method", choices=[m for m, _ in Host.CHECK_METHODS], default="auto")
         parser.add_argument("--tcp-port", type=int, default=22)
 
+    @command_actor
     def handle(self, *args, **o) -> None:
         if Host.objects.filter(name=o["name"]).exists():
             raise CommandError(f"host {o['name']!r} already exists")

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collector.audit.context import command_actor
 from collector.core.profiles import profile_names
 from collector.core.snmp_types import AUTH_PROTOCOLS, PRIV_PROTOCOLS, SNMP_VERSIONS
 from collector.inventory.models import Switch
@@ -33,6 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--retries", type=int, default=settings.CELLAR_SNMP_RETRIES,
                             help="SNMP retries (default CELLAR_SNMP_RETRIES)")
 
+    @command_actor
     def handle(self, *args, **o) -> None:
         if Switch.objects.filter(name=o["name"]).exists():
             raise CommandError(f"switch {o['name']!r} already exists (change it in the admin)")

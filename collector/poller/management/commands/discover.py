@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collector.audit.context import command_actor
 from collector.inventory.cli import switch_named
 from collector.poller import actions
 from collector.poller.runner import classify
@@ -14,6 +15,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
 
+    @command_actor
     def handle(self, *args, **o) -> None:
         switch = switch_named(o["name"])
         try:

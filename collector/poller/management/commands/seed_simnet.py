@@ -13,6 +13,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from collector.audit.context import command_actor
 from collector.inventory.models import Host, Link, Port, Switch
 from collector.poller import actions
 
@@ -30,6 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=int, default=15)
         parser.add_argument("--wait", type=float, default=20.0, help="seconds to wait for each agent")
 
+    @command_actor
     def handle(self, *args, **o) -> None:
         path = Path(o["manifest"])
         if not path.exists():

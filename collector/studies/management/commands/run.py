@@ -3,7 +3,8 @@
   run start NAME [--src HOST --dst HOST | --pvc 'SWITCH PORT VPI/VCI'] [--bytes N ...]   (starts now)
   run stop NAME                                                                          (ends now)
   run add NAME --start ISO --end ISO [...]                                         (a past window)
-  run add NAME --iperf3 FILE [...]          (bytes, start and duration from iperf3 -J)
+  run add NAME --report FILE [...]          (what it sent, from iperf3 -J, a NetSpec script or a
+                                             JSON summary: collector/studies/reports.py)
   run list
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from collector.audit.context import command_actor
 from collector.core.isotime import iso, parse_optional
 from collector.studies import runs
 from collector.studies.models import ExperimentRun
@@ -41,14 +43,16 @@ class Command(BaseCommand):
             p.add_argument("--messages", type=int)
             p.add_argument("--message-size", type=int, help="bytes per message (AAL5 CPCS-SDU)")
             p.add_argument("--overhead", type=int, default=0, help="header bytes per message not in --bytes")
-            p.add_argument("--iperf3", help="file with iperf3 -J output (bytes, start, duration)")
+            p.add_argument("--report", "--iperf3", dest="report",
+                           help="file with iperf3 -J output, a NetSpec experiment script or a JSON summary")
             if action == "add":
-                p.add_argument("--start", help="ISO 8601 (default: from --iperf3)")
-                p.add_argument("--end", help="ISO 8601 (default: from --iperf3)")
+                p.add_argument("--start", help="ISO 8601 (default: from --report)")
+                p.add_argument("--end", help="ISO 8601 (default: from --report)")
         stop = sub.add_parser("stop")
         stop.add_argument("name")
         sub.add_parser("list")
 
+    @command_actor
     def handle(self, *args, **o) -> None:
         now = timezone.now()
         try:
@@ -59,7 +63,7 @@ class Command(BaseCommand):
                 run = runs.stop(o["name"], now)
                 self.stdout.write(f"run {run.name}: {iso(run.start)} – {iso(run.end)}")
                 return
-            report = Path(o["iperf3"]).read_text() if o.get("iperf3") else ""
+            report = Path(o["report"]).read_text() if o.get("report") else ""
             start = _time("--start", o.get("start")) or (now if o["action"] == "start" else None)
             spec = runs.RunSpec(o["name"], start, _time("--end", o.get("end")), o["description"], o["src"], o["dst"],
                                 o["pvc"], o["bytes_sent"], o["messages"], o["message_size"], o["overhead"], report,

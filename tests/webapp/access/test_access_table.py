@@ -1,0 +1,154 @@
+"""Who gets what, for every URL Cellar serves: anonymous, viewer, operator, admin.
+
+TABLE has one row per route of the URL map (the admin site aside: it is one row, its own
+checks are Django's). A route added without a row fails test_every_route_has_a_row, so no
+view is ever published without its access being decided and tested.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from collector.archive.models import Series
+from tests.support.users import make_user
+
+ROLES = ("anonymous", "viewer", "operator", "admin")
+
+
+@dataclass(frozen=True)
+class Row:
+    route: str                         # the route as the URL map spells it (admin: the prefix)
+    url: Callable[[dict], str]         # a real URL of it, from the network fixture
+    expect: tuple[int, int, int, int]  # status for anonymous, viewer, operator, admin
+    method: str = "get"
+    data: Callable[[dict], dict] | None = None
+
+
+def sid(net) -> int:
+    return Series.objects.filter(switch=net["sa"]).order_by("id").values_list("id", flat=True)[0]
+
+
+RUN_NAMES = itertools.count()
+READ_PAGE = (302, 200, 200, 200)       # anonymous: to the login page
+READ_API = (401, 200, 200, 200)        # anonymous: 401 with WWW-Authenticate
+OPERATE = (302, 403, 302, 302)         # checks: done, then back to the page
+TABLE = [
+    Row("healthz", lambda n: "/healthz", (200, 200, 200, 200)),
+    Row("accounts/login/", lambda n: "/accounts/login/", (200, 302, 302, 302)),
+    Row("accounts/logout/", lambda n: "/accounts/logout/", (302, 302, 302, 302), "post"),
+    Row("accounts/tokens/", lambda n: "/accounts/tokens/", READ_PAGE),
+    Row("accounts/tokens/<int:token_id>/revoke", lambda n: "/accounts/tokens/999999/revoke", (302, 404, 404, 404),
+        "post"),
+    Row("traffic/", lambda n: f"/traffic/?s={sid(n)}", READ_PAGE),
+    Row("traffic/export.csv", lambda n: f"/traffic/export.csv?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/port/<str:switch>/<str:port>/", lambda n: "/traffic/port/fore-a/A1/", (302, 302, 302, 302)),
+    Row("traffic/api/data", lambda n: f"/traffic/api/data?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/api/p95", lambda n: f"/traffic/api/p95?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/api/series", lambda n: "/traffic/api/series", READ_API),
+    Row("traffic/api/inventory", lambda n: "/traffic/api/inventory", READ_API),
+    Row("traffic/api/inventory/<int:switch_id>", lambda n: f"/traffic/api/inventory/{n['sa'].id}", READ_API),
+    Row("traffic/api/openapi.json", lambda n: "/traffic/api/openapi.json", READ_API),
+    Row("datasets/", lambda n: "/datasets/", READ_PAGE),
+    Row("datasets/api", lambda n: "/datasets/api", READ_API),
+    Row("datasets/export.csv", lambda n: "/datasets/export.csv", READ_API),
+    Row("", lambda n: "/", READ_PAGE),
+    Row("hosts/", lambda n: "/hosts/", READ_PAGE),
+    Row("runs/", lambda n: "/runs/", READ_PAGE),
+    Row("runs/new", lambda n: "/runs/new", (302, 403, 302, 302), "post",
+        lambda n: {"name": f"t{next(RUN_NAMES)}", "src": "alpha.example", "dst": "gamma.example"}),
+    Row("runs/api", lambda n: "/runs/api", READ_API),
+    Row("runs/api/<int:run_id>", lambda n: f"/runs/api/{n['run'].id}", READ_API),
+    Row("runs/<int:run_id>/", lambda n: f"/runs/{n['run'].id}/", READ_PAGE),
+    Row("runs/<int:run_id>/accounting.csv", lambda n: f"/runs/{n['run'].id}/accounting.csv", READ_API),
+    Row("hosts/<path:name>/check", lambda n: "/hosts/alpha.example/check", OPERATE, "post"),
+    Row("hosts/<path:name>/", lambda n: "/hosts/alpha.example/", READ_PAGE),
+    Row("switches/", lambda n: "/switches/", READ_PAGE),
+    Row("switches/<path:name>/ports/<path:port>/", lambda n: "/switches/fore-a/ports/A1/", READ_PAGE),
+    Row("switches/<path:name>/check", lambda n: "/switches/fore-a/check", OPERATE, "post"),
+    Row("switches/<path:name>/pvcs/", lambda n: "/switches/fore-a/pvcs/", READ_PAGE),
+    Row("switches/<path:name>/vccs/", lambda n: "/switches/fore-a/vccs/", READ_PAGE),
+    Row("switches/<path:name>/", lambda n: "/switches/fore-a/", READ_PAGE),
+    Row("pvcs/", lambda n: "/pvcs/", READ_PAGE),
+    Row("vccs/", lambda n: "/vccs/", READ_PAGE),
+    Row("path/", lambda n: "/path/?src=alpha.example&dst=gamma.example", READ_PAGE),
+    Row("path/vc/", lambda n: "/path/vc/?switch=fore-a&port=A1&vpi=0&vci=100", READ_PAGE),
+    Row("search/", lambda n: "/search/?q=fore", READ_PAGE),
+    # The admin site: staff only (admins); everyone else is sent to its login.
+    Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
+]
+
+
+def routes(resolver: URLResolver | None = None, prefix: str = "") -> list[str]:
+    """Every route of the URL map, the admin site as its prefix only."""
+    resolver = resolver or get_resolver()
+    found: list[str] = []
+    for p in resolver.url_patterns:
+        here = prefix + str(p.pattern)
+        if isinstance(p, URLResolver):
+            if getattr(p, "app_name", None) == "admin" or getattr(p, "namespace", None) == "admin":
+                found.append(here)
+            else:
+                found += routes(p, here)
+        elif isinstance(p, URLPattern):
+            found.append(here)
+    return found
+
+
+def test_every_route_has_a_row():
+    missing = sorted(set(routes()) - {r.route for r in TABLE})
+    stale = sorted({r.route for r in TABLE} - set(routes()))
+    assert not missing, f"routes without an access row in {__file__}: {missing}"
+    assert not stale, f"rows for routes that no longer exist: {stale}"
+
+
+@pytest.fixture
+def world(network, monkeypatch):
+    from collector.poller import actions
+    from collector.studies.models import ExperimentRun
+
+    # "Check now" of a switch would send SNMP to the fixture's documentation addresses (off this
+    # machine): the check itself is replaced here, the access decision before it is what is tested.
+    monkeypatch.setattr(actions, "check_switch", lambda switch_id: actions.SwitchCheck(
+        discovered=True, discovery="(not run in this test)", poll_status="ok"))
+    network["run"] = ExperimentRun.objects.create(name="r", start=network["now"], created_by="t")
+    users = {"anonymous": None, "viewer": make_user("v", "viewer"), "operator": make_user("o", "operator"),
+             "admin": make_user("a", "admin")}
+    return network, users
+
+
+@pytest.mark.parametrize("row", TABLE, ids=[r.route or "/" for r in TABLE])
+def test_who_gets_what(world, row):
+    network, users = world
+    url = row.url(network)
+    for role, expected in zip(ROLES, row.expect):
+        client = Client()
+        if users[role] is not None:
+            client.force_login(users[role])
+        data = row.data(network) if row.data else {}
+        r = getattr(client, row.method)(url, data)
+        assert r.status_code == expected, f"{role} {row.method.upper()} {url}: {r.status_code}, expected {expected}"
+        if role == "anonymous" and expected == 302 and row.route not in ("accounts/logout/",):
+            assert "login" in r.url, f"anonymous {url} is sent to {r.url}, not to a login page"
+        if expected == 401:
+            assert r["WWW-Authenticate"].startswith("Bearer") and "log in" in r.json()["error"]
+
+
+def test_a_user_without_a_role_reads_nothing(network):
+    client = Client()
+    client.force_login(make_user("nobody", None))
+    assert client.get("/").status_code == 403
+    assert client.get("/traffic/api/series").status_code == 403
+
+
+def test_anonymous_read_when_the_setting_is_on(network, settings):
+    settings.CELLAR_ANONYMOUS_READ = True
+    client = Client()
+    assert client.get("/switches/").status_code == 200
+    assert client.get("/traffic/api/series").status_code == 200
+    r = client.post("/hosts/alpha.example/check")      # reading only: checks still need a login
+    assert r.status_code == 302 and "login" in r.url

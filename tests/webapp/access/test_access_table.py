@@ -78,6 +78,11 @@ TABLE = [
     Row("path/", lambda n: "/path/?src=alpha.example&dst=gamma.example", READ_PAGE),
     Row("path/vc/", lambda n: "/path/vc/?switch=fore-a&port=A1&vpi=0&vci=100", READ_PAGE),
     Row("search/", lambda n: "/search/?q=fore", READ_PAGE),
+    # Background exports: the job belongs to the viewer; others see it only as staff (the admin).
+    Row("exports/", lambda n: "/exports/", READ_PAGE),
+    Row("exports/<int:job_id>/", lambda n: f"/exports/{n['job'].id}/", (302, 200, 403, 200)),
+    Row("exports/<int:job_id>.json", lambda n: f"/exports/{n['job'].id}.json", (401, 200, 403, 200)),
+    Row("exports/<int:job_id>/download", lambda n: f"/exports/{n['job'].id}/download", (302, 200, 403, 200)),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -107,7 +112,7 @@ def test_every_route_has_a_row():
 
 
 @pytest.fixture
-def world(network, monkeypatch):
+def world(network, monkeypatch, tmp_path):
     from collector.poller import actions
     from collector.studies.models import ExperimentRun
 
@@ -118,7 +123,18 @@ def world(network, monkeypatch):
     network["run"] = ExperimentRun.objects.create(name="r", start=network["now"], created_by="t")
     users = {"anonymous": None, "viewer": make_user("v", "viewer"), "operator": make_user("o", "operator"),
              "admin": make_user("a", "admin")}
+    network["job"] = finished_export(users["viewer"], tmp_path)
     return network, users
+
+
+def finished_export(owner, tmp_path):
+    from collector.exports.models import ExportJob
+
+    path = tmp_path / "export.csv"
+    path.write_text("time,x\n")
+    return ExportJob.objects.create(owner=owner, selection="s=1", filename="export.csv", header="time,x",
+                                    copy_sql="SELECT 1", copy_params={}, expected_rows=1, rows_written=1,
+                                    status=ExportJob.Status.DONE, path=str(path))
 
 
 @pytest.mark.parametrize("row", TABLE, ids=[r.route or "/" for r in TABLE])

@@ -78,6 +78,11 @@ TABLE = [
     Row("path/", lambda n: "/path/?src=alpha.example&dst=gamma.example", READ_PAGE),
     Row("path/vc/", lambda n: "/path/vc/?switch=fore-a&port=A1&vpi=0&vci=100", READ_PAGE),
     Row("search/", lambda n: "/search/?q=fore", READ_PAGE),
+    # Background exports: a job is its owner's (or staff's); an unknown one is 404 to readers.
+    Row("exports/", lambda n: "/exports/", READ_PAGE),
+    Row("exports/<int:job_id>/", lambda n: "/exports/999999/", (302, 404, 404, 404)),
+    Row("exports/<int:job_id>.json", lambda n: "/exports/999999.json", (401, 404, 404, 404)),
+    Row("exports/<int:job_id>/download", lambda n: "/exports/999999/download", (302, 404, 404, 404)),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -131,6 +136,8 @@ def test_who_gets_what(world, row):
             client.force_login(users[role])
         data = row.data(network) if row.data else {}
         r = getattr(client, row.method)(url, data)
+        if r.streaming:     # a CSV stream holds its query (and this thread's connection) until read
+            b"".join(r.streaming_content)
         assert r.status_code == expected, f"{role} {row.method.upper()} {url}: {r.status_code}, expected {expected}"
         if role == "anonymous" and expected == 302 and row.route not in ("accounts/logout/",):
             assert "login" in r.url, f"anonymous {url} is sent to {r.url}, not to a login page"

@@ -94,9 +94,15 @@ def take(client_key: str) -> Lease:
     raise Busy(message, retry)
 
 
-def guarded(chunks: Iterator[bytes], lease: Lease) -> Iterator[bytes]:
-    """The chunks, giving the slot back when the stream ends, fails or the client goes away."""
+def guarded(first: list[bytes], rest: Iterator[bytes], lease: Lease) -> Iterator[bytes]:
+    """The chunks already read, then the rest; when the stream ends, fails or is closed (the
+    client went away), the query is closed at once (not when garbage-collected) and the slot
+    given back."""
     try:
-        yield from chunks
+        yield from first
+        yield from rest
     finally:
+        close = getattr(rest, "close", None)
+        if close is not None:
+            close()
         lease.release()

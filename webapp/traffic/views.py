@@ -8,7 +8,6 @@ a 503 saying the limit and what to do, never a 500.
 from __future__ import annotations
 
 import functools
-import itertools
 import time
 from collections.abc import Callable
 from urllib.parse import urlencode
@@ -160,7 +159,7 @@ def export(request: HttpRequest) -> HttpResponse:
         if is_timeout(exc):
             return too_slow_response(request, TooSlow("traffic.export", ms), "text")
         raise
-    response = StreamingHttpResponse(streamslots.guarded(itertools.chain(first, chunks), lease),
+    response = StreamingHttpResponse(streamslots.guarded(first, chunks, lease),
                                      content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{csvexport.filename(plan)}"'
     return response

@@ -202,6 +202,7 @@ def _check_upgraded(target: Target, old_db: str, old: dict, switch_id: int, clie
     stats = [s["stats"] for s in data.json()["series"]]
     assert [st["total"] for st in stats] == [RATE_64 * 15 * (POLLS - 2), RATE_32 * 15 * (POLLS - 2)]
     assert [st["average"] for st in stats] == pytest.approx([RATE_64 * 8, RATE_32 * 8], rel=1e-9)
-    assert client.get(f"/traffic/export.csv?{q}&raw=1").status_code == 200
+    raw_csv = client.get(f"/traffic/export.csv?{q}&raw=1")
+    assert raw_csv.status_code == 200 and b"".join(raw_csv.streaming_content).startswith(b"time,")
     for url in ("/switches/old-edge/", "/switches/", "/datasets/?switch=old-edge"):
         assert client.get(url).status_code == 200, url

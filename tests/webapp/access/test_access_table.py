@@ -147,6 +147,8 @@ def test_who_gets_what(world, row):
             client.force_login(users[role])
         data = row.data(network) if row.data else {}
         r = getattr(client, row.method)(url, data)
+        if r.streaming:     # a CSV stream holds its query (and this thread's connection) until read
+            b"".join(r.streaming_content)
         assert r.status_code == expected, f"{role} {row.method.upper()} {url}: {r.status_code}, expected {expected}"
         if role == "anonymous" and expected == 302 and row.route not in ("accounts/logout/",):
             assert "login" in r.url, f"anonymous {url} is sent to {r.url}, not to a login page"

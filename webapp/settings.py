@@ -111,6 +111,8 @@ INSTALLED_APPS = [
     "webapp.datasets",
     "collector.exports",
     "webapp.exports",
+    "collector.external",
+    "webapp.external",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -122,6 +124,7 @@ MIGRATION_MODULES = {
     "poller": "migrations.poller",
     "studies": "migrations.studies",
     "exports": "migrations.exports",
+    "external": "migrations.external",
     "access": "migrations.access",
     "audit": "migrations.audit",
     "traffic": "migrations.traffic",
@@ -291,6 +294,9 @@ try:
     # Where export jobs write their files (mode 0600), and how long a finished file is kept.
     CELLAR_EXPORT_DIR = Path(env.env_str("CELLAR_EXPORT_DIR", str(BASE_DIR / "state" / "exports")))
     CELLAR_EXPORT_KEEP_HOURS = env.env_int("CELLAR_EXPORT_KEEP_HOURS", 24, minimum=1, maximum=24 * 90)
+    # External series (collector/external): the largest CSV the upload form takes, megabytes
+    # (`manage.py import_csv` reads any size; both stop at 1,000,000 rows).
+    CELLAR_EXTERNAL_UPLOAD_MAX_MB = env.env_int("CELLAR_EXTERNAL_UPLOAD_MAX_MB", 20, minimum=1, maximum=200)
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

@@ -22,5 +22,6 @@ urlpatterns = [
     path("traffic/", include("webapp.traffic.urls")),
     path("datasets/", include("webapp.datasets.urls")),
     path("exports/", include("webapp.exports.urls")),
+    path("external/", include("webapp.external.urls")),
     path("", include("webapp.status.urls")),
 ]

@@ -24,3 +24,6 @@ def register() -> None:
     track("inventory.Port", only=("name", "label", "description"), actions=("update",), sources=BY_HAND)
     track("inventory.VirtualChannel", exclude=(*DISCOVERED, "up_since"), actions=("update",), sources=BY_HAND)
     track("studies.ExperimentRun")
+    # An import creates the series (and may change its source or description); the cached extent
+    # (first, last, n_points) is rewritten by every import and is not an edit.
+    track("external.ExternalSeries", exclude=("first", "last", "n_points"))

@@ -1,8 +1,8 @@
 """The three roles, as Django groups with permissions, and the checks views use.
 
 viewer:   reads pages, plots, CSV and the JSON API.
-operator: a viewer who also checks switches and hosts now and creates experiment runs (and, as
-          they come, alert rules and saved views).
+operator: a viewer who also checks switches and hosts now, creates experiment runs and imports
+          external series from CSV (and, as they come, alert rules and saved views).
 admin:    an operator who also edits the inventory and its SNMP credentials in the admin (is_staff),
           sees the audit trail and manages everyone's API tokens.
 Superusers have every permission. Users and groups are managed by superusers (admin or
@@ -29,13 +29,15 @@ log = logging.getLogger(__name__)
 READ = "access.read_archive"
 RUN_CHECKS = "access.run_checks"
 CREATE_RUNS = "studies.add_experimentrun"
+IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new or existing external series
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
 # installed yet) is skipped.
 VIEWER = (READ,)
 OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_experimentrun",
-                     "studies.view_experimentrun")
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "poller.view_switchhealth", "poller.view_hoststate",
+                     "studies.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
+                     "external.view_externalseries")
+ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")
 ROLES: dict[str, tuple[str, ...]] = {"viewer": VIEWER, "operator": OPERATOR, "admin": ADMIN}

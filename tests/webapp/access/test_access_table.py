@@ -83,6 +83,12 @@ TABLE = [
     Row("exports/<int:job_id>/", lambda n: f"/exports/{n['job'].id}/", (302, 200, 403, 200)),
     Row("exports/<int:job_id>.json", lambda n: f"/exports/{n['job'].id}.json", (401, 200, 403, 200)),
     Row("exports/<int:job_id>/download", lambda n: f"/exports/{n['job'].id}/download", (302, 200, 403, 200)),
+    # External series: read like every page; the upload form (GET and POST) needs the operator role.
+    Row("external/", lambda n: "/external/", READ_PAGE),
+    Row("external/upload", lambda n: "/external/upload", (302, 403, 200, 200)),
+    Row("external/<int:series_id>/", lambda n: f"/external/{n['ext'].id}/", READ_PAGE),
+    Row("external/<int:series_id>.json", lambda n: f"/external/{n['ext'].id}.json", READ_API),
+    Row("external/<int:series_id>.csv", lambda n: f"/external/{n['ext'].id}.csv", READ_API),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -124,7 +130,15 @@ def world(network, monkeypatch, tmp_path):
     users = {"anonymous": None, "viewer": make_user("v", "viewer"), "operator": make_user("o", "operator"),
              "admin": make_user("a", "admin")}
     network["job"] = finished_export(users["viewer"], tmp_path)
+    network["ext"] = external_series()
     return network, users
+
+
+def external_series():
+    from collector.external import imports
+
+    spec = imports.SeriesSpec("sprint-cells", "cells", 900, source="Sprint")
+    return imports.import_csv("2026-11-20T00:00:00Z,900\n2026-11-20T00:15:00Z,1800\n", spec).series
 
 
 def finished_export(owner, tmp_path):

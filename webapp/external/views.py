@@ -64,11 +64,11 @@ def upload(request: HttpRequest) -> HttpResponse:
     form = {k: p.get(k, "").strip() for k in FORM_FIELDS}
     form["replace"] = bool(p.get("replace"))
     try:
-        upload = request.FILES.get("file")
-        if upload is None or upload.size == 0:
+        f = request.FILES.get("file")
+        if f is None or f.size == 0:
             raise imports.ImportRefused("choose a CSV file of time,value lines (it is empty or missing)")
-        if upload.size > limit:
-            raise imports.ImportRefused(f"the file is {upload.size / 1048576:.1f} MB; the form takes at most "
+        if f.size > limit:
+            raise imports.ImportRefused(f"the file is {f.size / 1048576:.1f} MB; the form takes at most "
                                         f"{settings.CELLAR_EXTERNAL_UPLOAD_MAX_MB} MB (CELLAR_EXTERNAL_UPLOAD_MAX_MB): "
                                         "use manage.py import_csv for larger files")
         try:
@@ -77,7 +77,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             raise imports.ImportRefused(f"interval {form['interval']!r}: a whole number of seconds, e.g. 900") from None
         spec = imports.SeriesSpec(form["name"], form["unit"], interval, form["stamp"] or "start", form["source"],
                                   form["description"])
-        result = imports.import_csv(upload.read(), spec, replace=form["replace"], user=request.user)
+        result = imports.import_csv(f.read(), spec, replace=form["replace"], user=request.user)
     except imports.ImportRefused as exc:
         return _form_page(request, form, str(exc), 400)
     messages.success(request, result.sentence)

@@ -106,11 +106,14 @@ def cross_correlation(x: np.ndarray, y: np.ndarray, max_lag: int) -> XCorr:
     lags = np.arange(-max_lag, max_lag + 1)
     rs: list[float | None] = []
     pairs = np.zeros(len(lags), np.int64)
-    for i, lag in enumerate(lags):
+    for i, lag in enumerate(lags.tolist()):
         # Each lag its own pairs and means: the standard "over the overlap" estimator, written out
         # because numpy/scipy correlate neither skip missing pairs nor re-centre per lag.
+        if abs(lag) >= n:
+            rs.append(None)
+            continue
         a = x[max(0, -lag):n - max(0, lag)]
-        b = y[max(0, lag):n - max(0, -lag)] if lag < n else y[:0]
+        b = y[max(0, lag):n - max(0, -lag)]
         both = ~np.isnan(a) & ~np.isnan(b)
         a, b = a[both], b[both]
         pairs[i] = len(a)

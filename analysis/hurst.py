@@ -159,7 +159,8 @@ def aggregated_variance(x: np.ndarray, *, bootstrap: int = BOOTSTRAP) -> HurstEs
 def expected_rs(s: np.ndarray) -> np.ndarray:
     """E[R/S] of s i.i.d. Gaussian samples, Anis and Lloyd (1976) with Peters' (1994) factor
     (s - 1/2)/s: ((s - 1/2)/s) Gamma((s-1)/2) / (sqrt(pi) Gamma(s/2)) sum_{i<s} sqrt((s-i)/i).
-    The Gamma ratio through gammaln, so it needs no large-s approximation."""
+    The Gamma ratio through gammaln, so it needs no large-s approximation. Against simulation the
+    formula is 3 % low at s = 16, 1 % low at 64, within 1 % from 256 on (tests/analysis/test_hurst.py)."""
     s = np.asarray(s, np.int64)
     out = np.empty(len(s))
     for j, sj in enumerate(s):

@@ -5,7 +5,7 @@ large scales). So before H is reported as long-range dependence, two departures 
 
   trend     the least-squares polynomial of degree 2 in time explains more than TREND_R2 = 15 %
             of the variance (R^2 > 0.15). The threshold is set from fGn itself: with H = 0.9 and
-            n = 2^14, R^2 of the quadratic fit exceeds 0.15 in about 2 % of series (95th
+            n = 2^14, R^2 of the quadratic fit exceeds 0.15 in 1 % of series (95th
             percentile 0.11, measured over 200 seeds: docs/analysis.md), while a linear trend
             rising by 2 noise standard deviations over the series (R^2 ~ 0.25) is flagged for
             i.i.d. and H = 0.7 noise nearly always and for H = 0.9 noise in about 9 series of 10.

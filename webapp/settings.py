@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "webapp.exports",
     "collector.external",
     "webapp.external",
+    "webapp.analysis",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by

@@ -23,5 +23,6 @@ urlpatterns = [
     path("datasets/", include("webapp.datasets.urls")),
     path("exports/", include("webapp.exports.urls")),
     path("external/", include("webapp.external.urls")),
+    path("analysis/", include("webapp.analysis.urls")),
     path("", include("webapp.status.urls")),
 ]

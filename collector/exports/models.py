@@ -47,3 +47,33 @@ class ExportJob(models.Model):
         if self.status == self.Status.DONE:
             return 1.0
         return min(0.99, self.rows_written / max(1, self.expected_rows))
+
+
+class AnalysisJob(models.Model):
+    """One traffic analysis (issue 12) asked from the web or the API: the selection as a query
+    string with the range made absolute, and the worker's progress and result (JSON of numbers;
+    the page draws its figures from it). Owner rules as for ExportJob."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="+", help_text="empty when asked anonymously (see session_hash)")
+    session_hash = models.CharField(max_length=64, blank=True, default="",
+                                    help_text="SHA-256 of the anonymous owner's session key (never the key)")
+    selection = models.TextField(help_text="the analysis query string (series, absolute window, options)")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    fraction = models.FloatField(default=0.0, help_text="0..1, written by the worker between steps")
+    step = models.CharField(max_length=200, blank=True, default="", help_text="what the worker is doing")
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "exports_analysis_job"
+        indexes = [models.Index(fields=["selection", "status"], name="exports_analysis_sel")]

@@ -168,7 +168,7 @@ SECURITY_SCHEMES = {
                 "description": "The browser session of a logged-in user (the pages use it)."},
 }
 # Operations counted against the rate limits of webapp/access/ratelimits.py.
-LIMITED_OPERATIONS = {"exportCsv", "seriesP95"}
+LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis"}
 
 
 def with_access(doc: dict) -> dict:
@@ -290,6 +290,46 @@ def spec() -> dict:
                                 "content": {"application/json": {}}},
                         "303": {"description": "Created: to the job's page /exports/<id>/"},
                         "400": {"description": "Bad input", "content": TEXT}}}},
+            "/analysis/api/jobs": {"post": {
+                "operationId": "startAnalysis", "summary": "Start a traffic analysis (runs on the worker)",
+                "description": "Summary statistics, autocorrelation, spectrum, stationarity and the Hurst parameter "
+                               "(aggregated variance, R/S, Abry-Veitch wavelet, local Whittle) of one series or the "
+                               "sum of several, and optionally the correlation with a second series in coarse "
+                               "intervals at every lag. Reads the finest resolution with at most 65,536 points.",
+                "parameters": SELECTION_PARAMS[:1] + [
+                    {"name": "x", "in": "query", "schema": {"type": "integer"},
+                     "description": "An imported external series instead of s"}] + SELECTION_PARAMS[1:5] + [
+                    {"name": "res", "in": "query", "schema": {"type": "string", "enum": list(tiers.CHOICES)},
+                     "description": "auto: the finest resolution with at most 65,536 points"},
+                    {"name": "gaps", "in": "query", "schema": {"type": "string", "enum": ["longest", "interpolate"]}},
+                    {"name": "max_gap", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 60}},
+                    {"name": "with", "in": "query", "schema": {"type": "string", "pattern": r"^[sx]:\d+$"},
+                     "description": "s:<series id> or x:<external series id> to correlate with"},
+                    {"name": "coarse", "in": "query", "schema": {"type": "integer", "minimum": 60},
+                     "description": "seconds of the coarse intervals (default: the external's interval, else 900)"},
+                    {"name": "max_lag", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 96}}],
+                "responses": {
+                    "202": {"description": "Queued: id, status, json_url, page_url",
+                            "content": {"application/json": {}}},
+                    "200": {"description": "The same selection of a settled window was analysed already: that job",
+                            "content": {"application/json": {}}},
+                    "400": ERROR}}},
+            "/analysis/api/jobs/{job_id}": {"get": {
+                "operationId": "analysisJob", "summary": "An analysis: status, progress, numbers and figures",
+                "parameters": [{"name": "job_id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                               {"name": "figures", "in": "query", "schema": {**ON_OFF, "default": "1"},
+                                "description": "0: leave out the Plotly figures"}],
+                "responses": {"200": {"description": "status (queued, running, done, failed), percent, step, "
+                                                     "error; when done: result (every number) and figures",
+                                      "content": {"application/json": {}}},
+                              "404": {"description": "No such analysis", "content": {"text/html": {}}}}}},
+            "/analysis/jobs/{job_id}/results.csv": {"get": {
+                "operationId": "analysisCsv", "summary": "One row per statistic and estimate",
+                "parameters": [{"name": "job_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "responses": {"200": {"description": "section, statistic, value, ci_low, ci_high, fit_from, fit_to, "
+                                                     "fit_unit, samples, note",
+                                      "content": {"text/csv": {"schema": {"type": "string"}}}},
+                              "409": {"description": "Not done yet", "content": TEXT}}}},
         },
         "components": {"schemas": SCHEMAS},
     })

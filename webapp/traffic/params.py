@@ -72,7 +72,7 @@ def parse_time(name: str, text: str) -> datetime:
     return t
 
 
-def _one(params: Mapping, name: str, default: str = "") -> str:
+def single(params: Mapping, name: str, default: str = "") -> str:
     getlist = getattr(params, "getlist", None)
     values = getlist(name) if getlist else ([params[name]] if name in params else [])
     values = [v for v in values if v != ""]
@@ -101,15 +101,15 @@ def parse_ids(params: Mapping) -> tuple[int, ...]:
 
 def parse(params: Mapping) -> PlotRequest:
     ids = parse_ids(params)
-    unit = _one(params, "unit", "auto")
+    unit = single(params, "unit", "auto")
     if unit not in units.CHOICES:
         raise BadRequest(f"unknown unit {unit!r}; use one of {', '.join(units.CHOICES)}")
-    res = _one(params, "res", "auto")
+    res = single(params, "res", "auto")
     if res not in tiers.CHOICES:
         raise BadRequest(f"unknown resolution {res!r}; use one of {', '.join(tiers.CHOICES)}")
     stack = on_off(params, "stack", False)
-    start_text, end_text = _one(params, "start"), _one(params, "end")
-    rng = _one(params, "range", "custom" if (start_text or end_text) else "24h")
+    start_text, end_text = single(params, "start"), single(params, "end")
+    rng = single(params, "range", "custom" if (start_text or end_text) else "24h")
     if rng not in tiers.RANGE_CHOICES:
         raise BadRequest(f"unknown range {rng!r}; use one of {', '.join(tiers.RANGE_CHOICES)} "
                          "(custom: give start and end)")
@@ -127,7 +127,7 @@ ON, OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
 
 def on_off(params: Mapping, name: str, default: bool) -> bool:
     """A switch parameter (stack, figure, points, p95, raw): 1/0, true/false, on/off, yes/no."""
-    text = _one(params, name, "").strip().lower()
+    text = single(params, name, "").strip().lower()
     if not text:
         return default
     if text not in ON + OFF:

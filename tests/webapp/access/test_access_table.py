@@ -89,6 +89,14 @@ TABLE = [
     Row("external/<int:series_id>/", lambda n: f"/external/{n['ext'].id}/", READ_PAGE),
     Row("external/<int:series_id>.json", lambda n: f"/external/{n['ext'].id}.json", READ_API),
     Row("external/<int:series_id>.csv", lambda n: f"/external/{n['ext'].id}.csv", READ_API),
+    # Analyses (issue 12): reading is enough to start one; the job (failed, here) belongs to the viewer.
+    Row("analysis/", lambda n: f"/analysis/?s={sid(n)}", READ_PAGE),
+    Row("analysis/run", lambda n: "/analysis/run", (302, 303, 303, 303), "post", lambda n: {"s": sid(n)}),
+    Row("analysis/api/jobs", lambda n: "/analysis/api/jobs", (401, 202, 202, 202), "post", lambda n: {"s": sid(n)}),
+    Row("analysis/jobs/<int:job_id>/", lambda n: f"/analysis/jobs/{n['analysis'].id}/", (302, 200, 403, 200)),
+    Row("analysis/api/jobs/<int:job_id>", lambda n: f"/analysis/api/jobs/{n['analysis'].id}", (401, 200, 403, 200)),
+    Row("analysis/jobs/<int:job_id>/results.csv", lambda n: f"/analysis/jobs/{n['analysis'].id}/results.csv",
+        (401, 409, 403, 409)),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -131,6 +139,7 @@ def world(network, monkeypatch, tmp_path):
              "admin": make_user("a", "admin")}
     network["job"] = finished_export(users["viewer"], tmp_path)
     network["ext"] = external_series()
+    network["analysis"] = failed_analysis(users["viewer"])
     return network, users
 
 
@@ -149,6 +158,13 @@ def finished_export(owner, tmp_path):
     return ExportJob.objects.create(owner=owner, selection="s=1", filename="export.csv", header="time,x",
                                     copy_sql="SELECT 1", copy_params={}, expected_rows=1, rows_written=1,
                                     status=ExportJob.Status.DONE, path=str(path))
+
+
+def failed_analysis(owner):
+    from collector.exports.models import AnalysisJob
+
+    return AnalysisJob.objects.create(owner=owner, selection="s=1", status=AnalysisJob.Status.FAILED,
+                                      error="the longest usable stretch has 12 points")
 
 
 @pytest.mark.parametrize("row", TABLE, ids=[r.route or "/" for r in TABLE])

@@ -72,7 +72,7 @@ def test_document_is_well_formed():
     for ref in all_refs(SPEC):
         resolve({"$ref": ref})
     for path, item in SPEC["paths"].items():
-        assert path.startswith("/traffic/")
+        assert path.startswith(("/traffic/", "/analysis/"))
         for method, op in item.items():
             assert method in ("get", "post", "put", "delete", "patch")
             assert op["operationId"] and op["responses"]
@@ -98,6 +98,11 @@ def test_every_route_of_the_app_is_documented():
                 assert isinstance(sub, URLPattern)
                 route = "/traffic/" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
                 if route != "/traffic/":            # the HTML page
+                    routes.add(route)
+        if str(pattern.pattern) == "analysis/":     # its API and CSV (the pages and the form are HTML)
+            for sub in pattern.url_patterns:
+                route = "/analysis/" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
+                if "/api/" in route or route.endswith(".csv"):
                     routes.add(route)
     assert routes and routes <= documented, routes - documented
 

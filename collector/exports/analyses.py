@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 TASK = "cellar.run_analysis"
 KEEP = timedelta(days=30)           # results are small (numbers, no points): kept a month
 LOST_AFTER = timedelta(minutes=15)  # a running job older than this lost its worker
+OPEN_PER_OWNER = 3                  # queued or running analyses one user (or session) may have
 S = AnalysisJob.Status
 
 
@@ -31,10 +32,23 @@ def create(*, owner_id: int | None, session_key: str | None, selection: str) -> 
     """A queued job for this selection; its task leaves after COMMIT, so the worker finds it."""
     if owner_id is None and not session_key:
         raise ValueError("an analysis job needs an owner: a user or an anonymous session")
+    if open_count(owner_id, session_key) >= OPEN_PER_OWNER:
+        raise TooMany(f"you have {OPEN_PER_OWNER} analyses queued or running, the most one user may have: "
+                      "wait for one to finish (their pages show their progress)")
     job = AnalysisJob.objects.create(owner_id=owner_id, session_hash="" if owner_id else session_hash(session_key),
                                      selection=selection)
     transaction.on_commit(lambda: _send(job.id))
     return job
+
+
+class TooMany(Exception):
+    """The owner has OPEN_PER_OWNER analyses queued or running; str() says so."""
+
+
+def open_count(owner_id: int | None, session_key: str | None) -> int:
+    mine = (AnalysisJob.objects.filter(owner_id=owner_id) if owner_id is not None else
+            AnalysisJob.objects.filter(owner__isnull=True, session_hash=session_hash(session_key)))
+    return mine.filter(status__in=(S.QUEUED, S.RUNNING)).count()
 
 
 def _send(job_id: int) -> None:

@@ -16,6 +16,7 @@ from django.http import QueryDict
 from analysis import gaps, selfsim
 from collector.core.isotime import iso
 from collector.exports import analyses
+from webapp import budget
 from webapp.analysis import coarse, params, source
 from webapp.analysis.params import AnalysisRequest
 from webapp.traffic.params import BadRequest
@@ -29,7 +30,8 @@ SPECTRUM_KEPT = 2_000            # periodogram ordinates kept in the stored resu
 
 def compute(req: AnalysisRequest, progress: ProgressFn) -> dict:
     progress(0.02, "reading the archive")
-    s = source.primary(req)
+    with budget.statement_budget("analysis"):
+        s = source.primary(req)
     progress(0.10, "placing the points on a regular grid")
     grid = gaps.regularize(s.t, s.rate, s.step_s)
     stretch = gaps.interpolate(grid, req.max_gap) if req.gaps == "interpolate" else gaps.longest_stretch(grid)
@@ -56,7 +58,8 @@ def compute(req: AnalysisRequest, progress: ProgressFn) -> dict:
     result["spectrum"] = spectrum_for_page(result["spectrum"])
     if req.with_kind:
         progress(0.85, "correlating with the second series")
-        result["correlation"] = coarse.correlate(req, s)
+        with budget.statement_budget("analysis"):
+            result["correlation"] = coarse.correlate(req, s)
     return result
 
 
@@ -109,7 +112,7 @@ def execute(job_id: int) -> str:
         req = params.parse(QueryDict(job.selection))
         analyses.finish(job.id, compute(req, progress))
         return "done"
-    except (BadRequest, UnitError, ValueError) as exc:
+    except (BadRequest, UnitError, ValueError, budget.TooSlow) as exc:
         analyses.fail(job.id, str(exc))
         return f"failed: {exc}"
     except Exception as exc:       # a database error: its first line, never the query's parameters

@@ -74,42 +74,48 @@ def page(request: HttpRequest) -> HttpResponse:
     return render(request, "analysis/form.html", _form_context(request, req))
 
 
-def _start(request: HttpRequest) -> tuple[AnalysisJob | None, bool, str]:
-    """(job, reused, error) for the request's parameters (POST body, else query string)."""
+def _start(request: HttpRequest) -> tuple[AnalysisJob | None, bool, str, int]:
+    """(job, reused, error, status) for the request's parameters (POST body, else query string)."""
     data = request.POST if request.POST else request.GET
     try:
         req = run.absolute(params.parse(data))
     except (BadRequest, UnitError) as exc:
-        return None, False, str(exc)
+        return None, False, str(exc), 400
     selection = req.query()
     if req.plot.end is not None:
         found = analyses.reusable(selection, req.plot.end + SETTLE)
         if found is not None and _visible(request, found):
-            return found, True, ""
+            return found, True, "", 200
     session_key = None
     if not request.user.is_authenticated:
         request.session["analysis_owner"] = True
         request.session.save()
         session_key = request.session.session_key
-    job = analyses.create(owner_id=request.user.pk if request.user.is_authenticated else None,
-                          session_key=session_key, selection=selection)
-    return job, False, ""
+    try:
+        job = analyses.create(owner_id=request.user.pk if request.user.is_authenticated else None,
+                              session_key=session_key, selection=selection)
+    except analyses.TooMany as exc:
+        return None, False, str(exc), 429
+    return job, False, "", 202
 
 
 @require_POST
 def start_form(request: HttpRequest) -> HttpResponse:
-    job, _, error = _start(request)
+    job, _, error, status = _start(request)
     if job is None:
-        return render(request, "analysis/form.html", _form_context(request, None, error), status=400)
+        return render(request, "analysis/form.html", _form_context(request, None, error), status=status)
     return HttpResponseRedirect(reverse("analysis:job", args=[job.id]), status=303)
 
 
 @require_POST
 def start_api(request: HttpRequest) -> HttpResponse:
-    job, reused, error = _start(request)
+    job, _, error, status = _start(request)
     if job is None:
-        return JsonResponse({"error": error}, status=400)
-    return JsonResponse(state(job), status=200 if reused else 202)
+        response = JsonResponse({"error": error}, status=status)
+        if status == 429:
+            response["Retry-After"] = "10"
+        return response
+    return JsonResponse(state(job), status=status)
 
 
 def _visible(request: HttpRequest, job: AnalysisJob) -> bool:

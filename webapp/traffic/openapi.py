@@ -295,7 +295,8 @@ def spec() -> dict:
                 "description": "Summary statistics, autocorrelation, spectrum, stationarity and the Hurst parameter "
                                "(aggregated variance, R/S, Abry-Veitch wavelet, local Whittle) of one series or the "
                                "sum of several, and optionally the correlation with a second series in coarse "
-                               "intervals at every lag. Reads the finest resolution with at most 65,536 points.",
+                               "intervals at every lag. Reads the finest resolution with at most 65,536 points. "
+                               "One user may have 3 analyses queued or running (429 beyond).",
                 "parameters": SELECTION_PARAMS[:1] + [
                     {"name": "x", "in": "query", "schema": {"type": "integer"},
                      "description": "An imported external series instead of s"}] + SELECTION_PARAMS[1:5] + [

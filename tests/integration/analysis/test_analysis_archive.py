@@ -16,6 +16,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from analysis import gaps, hurst
 from collector.core.isotime import iso
@@ -225,3 +226,53 @@ def test_another_users_analysis_is_forbidden(client, lrd, django_user_model):
     assert other.get(f"/analysis/jobs/{body['id']}/").status_code == 403
     assert other.get(f"/analysis/jobs/{body['id']}/results.csv").status_code == 403
     assert json.loads(client.get(f"/analysis/api/jobs/{body['id']}?figures=0").content).get("figures") is None
+
+
+def test_a_sum_of_series_is_analysed_and_switches_apart_use_the_minute_tier(client, lrd):
+    # a second port on the same switch: raw samples at the same times, summed as they are
+    from tests.support import traffic_factory as f
+
+    sw = lrd["switch"]
+    second = f.series(f.port(sw, "A2"), "in")
+    with connection.cursor() as cur:
+        cur.execute("UPDATE traffic_layout SET series_ids = series_ids || %s WHERE switch_id = %s",
+                    [[second.id], sw.id])
+        cur.execute("UPDATE traffic_sample SET delta = delta || delta[1], flags = flags || flags[1], "
+                    "raw = raw || raw[1] WHERE switch_id = %s", [sw.id])
+    one = analyse(client, f"s={lrd['series'].id}&{window(lrd)}")["result"]
+    both = analyse(client, f"s={lrd['series'].id},{second.id}&{window(lrd)}")["result"]
+    assert both["resolution"] == "raw" and both["label"] == "sum of 2 series"
+    assert both["summary"]["mean"] == pytest.approx(2 * one["summary"]["mean"], rel=1e-12)
+    assert both["hurst"][0]["h"] == pytest.approx(one["hurst"][0]["h"], abs=1e-9)   # H does not see a factor 2
+    other = A.build("elsewhere", A.rates_selfsim(0.8, seed=4), marks=False)
+    apart = analyse(client, f"s={lrd['series'].id},{other['series'].id}&{window(lrd)}")["result"]
+    assert apart["resolution"] == "1m"
+    r = client.post(f"/analysis/api/jobs?s={lrd['series'].id},{other['series'].id}&{window(lrd)}&res=raw")
+    assert r.status_code == 400 and "different times" in r.json()["error"]
+
+
+def test_an_imported_series_alone(client, tmp_path):
+    """A carrier's 15-minute counts, imported, analysed as they are (H known, n = 2^14)."""
+    from collector.external.models import ExternalSeries
+    from analysis.synthetic import fgn
+
+    counts = (A.MEAN + A.STD * fgn(2 ** 14, 0.7, seed=8)) * 900
+    start = (int(A.f.T0.timestamp()) // 900 - 2 ** 14) * 900
+    path = tmp_path / "coarse.csv"
+    path.write_text("time,value\n" + "".join(f"{start + 900 * k},{v:.0f}\n" for k, v in enumerate(counts)))
+    call_command("import_csv", str(path), name="sprint-long", unit="cells", interval=900)
+    xs = ExternalSeries.objects.get(name="sprint-long")
+    r = analyse(client, f"x={xs.id}&range=all")["result"]
+    assert r["resolution"] == "external" and r["step_s"] == 900 and r["sampling"]["n"] == 2 ** 14
+    assert r["unit"] == "cells/s" and r["summary"]["mean"] == pytest.approx(counts.mean() / 900, rel=1e-6)
+    for e in r["hurst"]:
+        assert close_enough(e["method"], e["h"], 0.7), (e["method"], e["h"])
+
+
+def test_one_user_may_have_three_analyses_open(client, lrd):
+    for _ in range(3):
+        assert client.post(f"/analysis/api/jobs?s={lrd['series'].id}&range=24h").status_code == 202
+    r = client.post(f"/analysis/api/jobs?s={lrd['series'].id}&range=24h")
+    assert r.status_code == 429 and "3 analyses queued or running" in r.json()["error"]
+    assert r["Retry-After"]
+    assert AnalysisJob.objects.count() == 3

@@ -135,7 +135,13 @@
     el("csv").href = "/traffic/export.csv?" + q;
     el("csv-raw").href = "/traffic/export.csv?" + query({raw: "1"});
     el("json").href = "/traffic/api/data?" + q;
-    ["csv", "csv-raw", "json"].forEach(function (id) { el(id).classList.toggle("disabled", !state.series.length); });
+    // The analysis page sums the series (no stack) and looks for bursts in its own way.
+    var a = new URLSearchParams(q);
+    ["stack", "burst_k", "burst_pct", "burst_min"].forEach(function (k) { a.delete(k); });
+    el("analyse").href = "/analysis/?" + a.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
+    ["csv", "csv-raw", "json", "analyse"].forEach(function (id) {
+      el(id).classList.toggle("disabled", !state.series.length);
+    });
   }
 
   function changed(keepZoom) {
@@ -433,7 +439,7 @@
   el("res").addEventListener("change", function () { state.res = el("res").value; changed(true); });
   el("stack").addEventListener("change", function () { state.stack = el("stack").checked; changed(true); });
   el("search").addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(search, 200); });
-  ["csv", "csv-raw", "json"].forEach(function (id) {
+  ["csv", "csv-raw", "json", "analyse"].forEach(function (id) {
     el(id).addEventListener("click", function (ev) { if (!state.series.length) ev.preventDefault(); });
   });
 

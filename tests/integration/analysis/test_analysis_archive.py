@@ -253,8 +253,8 @@ def test_a_sum_of_series_is_analysed_and_switches_apart_use_the_minute_tier(clie
 
 def test_an_imported_series_alone(client, tmp_path):
     """A carrier's 15-minute counts, imported, analysed as they are (H known, n = 2^14)."""
-    from collector.external.models import ExternalSeries
     from analysis.synthetic import fgn
+    from collector.external.models import ExternalSeries
 
     counts = (A.MEAN + A.STD * fgn(2 ** 14, 0.7, seed=8)) * 900
     start = (int(A.f.T0.timestamp()) // 900 - 2 ** 14) * 900

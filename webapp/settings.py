@@ -114,6 +114,8 @@ INSTALLED_APPS = [
     "collector.external",
     "webapp.external",
     "webapp.analysis",
+    "collector.groups",
+    "collector.billing",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -130,6 +132,8 @@ MIGRATION_MODULES = {
     "audit": "migrations.audit",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
+    "groups": "migrations.groups",
+    "billing": "migrations.billing",
 }
 
 MIDDLEWARE = [
@@ -298,6 +302,9 @@ try:
     # External series (collector/external): the largest CSV the upload form takes, megabytes
     # (`manage.py import_csv` reads any size; both stop at 1,000,000 rows).
     CELLAR_EXTERNAL_UPLOAD_MAX_MB = env.env_int("CELLAR_EXTERNAL_UPLOAD_MAX_MB", 20, minimum=1, maximum=200)
+    # Bills (collector/billing): a period is closed (frozen) this long after it ends, so the polls
+    # that straddle its end and samples replayed from a poller's spool are in.
+    CELLAR_BILL_CLOSE_DELAY_S = env.env_int("CELLAR_BILL_CLOSE_DELAY_S", 3600, minimum=0, maximum=7 * 86400)
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

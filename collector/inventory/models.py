@@ -7,7 +7,10 @@ reachable. Hosts and links are what the status pages trace paths over.
 """
 from __future__ import annotations
 
+from zoneinfo import available_timezones
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -51,6 +54,12 @@ def default_snmp_retries() -> int:
     return settings.CELLAR_SNMP_RETRIES
 
 
+def validate_time_zone(name: str) -> None:
+    """An IANA time zone name the system's zone database knows (Europe/Paris, America/Chicago)."""
+    if name and name not in available_timezones():
+        raise ValidationError(f"{name!r} is not an IANA time zone name (e.g. Europe/Paris, America/Chicago, UTC)")
+
+
 class Switch(models.Model):
     name = models.CharField(max_length=100, unique=True)
     address = models.CharField(max_length=255, help_text="host name or IP address of the agent")
@@ -76,6 +85,10 @@ class Switch(models.Model):
         max_length=50, default="default",
         help_text="polls go to the Celery queue polls.<group>; run a worker for it at that site")
     enabled = models.BooleanField(default=True)
+    time_zone = models.CharField(
+        max_length=64, blank=True, default="", validators=[validate_time_zone],
+        help_text="IANA zone of the switch's site (Europe/Paris): the billing days of bills on its ports start at "
+                  "midnight there; empty = UTC")
 
     # Facts read by discovery.
     sys_object_id = models.CharField(max_length=128, blank=True, default="")

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 REFRESH_S = 5.0
 BURST_SCAN_S = 900.0     # every 15 minutes: a day's bursts are known within ~20 minutes
 EXPORT_EXPIRY_S = 600.0   # export files live CELLAR_EXPORT_KEEP_HOURS, give or take 10 minutes
+BILLING_S = 300.0        # bills: the open period's estimate is at most this old (plus its data's lag)
 EARLY_S = 0.02       # a slot counts as reached this much before it (see Phased.is_due)
 _FIB_MULT = 0x9E3779B97F4A7C15   # 2**64 / golden ratio, odd: Fibonacci hashing
 
@@ -113,6 +114,12 @@ def static_entries() -> dict[str, dict]:
         "expire-exports": {
             "task": "cellar.expire_exports", "schedule": EXPORT_EXPIRY_S,
             "options": {"queue": "default", "expires": EXPORT_EXPIRY_S},
+        },
+        # Bills (collector/billing/closing.py): close and freeze the periods that ended
+        # CELLAR_BILL_CLOSE_DELAY_S ago, refresh each bill's estimate of its current period.
+        "bills": {
+            "task": "cellar.close_bills", "schedule": BILLING_S,
+            "options": {"queue": "default", "expires": BILLING_S},
         },
         # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
         "retention": {

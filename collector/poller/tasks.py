@@ -64,6 +64,16 @@ def scan_bursts() -> dict:
     return studies_bursts.run(budget_s=0.8 * schedule.BURST_SCAN_S)
 
 
+@app.task(name="cellar.close_bills")
+def close_bills() -> dict:
+    """Close (freeze) the billing periods that ended CELLAR_BILL_CLOSE_DELAY_S ago and refresh the
+    estimate of every bill's current period, from the raw samples (bounded run)."""
+    # Imported here, as the burst scan: numpy is not needed by a worker that only polls.
+    from collector.billing import closing
+
+    return closing.run(budget_s=0.8 * schedule.BILLING_S)
+
+
 @app.task(name="cellar.retention")
 def retention() -> dict:
     """Drop raw, tier and poll-log chunks older than their configured retention."""

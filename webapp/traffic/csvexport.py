@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from collector.archive.export import EXPORT_TIMEOUT_MS, flags_sql, header_line, iso_sql, stream_copy
+from collector.archive.positions import Positions, layout_positions, position_expr
 from collector.archive.rollup import drawn_sql
 from collector.archive.tiers import TIER
 from webapp.traffic import queries, units
@@ -37,7 +38,7 @@ def header(p: Plan) -> list[str]:
     return cols
 
 
-def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict]:
+def raw_sql(p: Plan, positions: dict[int, Positions]) -> tuple[str, dict]:
     """Samples of every switch plus its failed polls, one column set per series, in time order."""
     params: dict = {"lo": p.start, "hi": p.end}
     parts = []
@@ -51,7 +52,7 @@ def raw_sql(p: Plan, positions: dict[int, queries.Positions]) -> tuple[str, dict
                 cols += ["NULL::float8", "NULL::bigint", "NULL::float8", "NULL::text"]
                 fails += ["NULL::float8", "NULL::bigint", "NULL::float8", "NULL::text"]
                 continue
-            e = queries.position_expr(pos, s.id)
+            e = position_expr(pos, s.id)
             d, f = f"s.delta[{e}]", f"s.flags[{e}]"
             params[f"k{j}"] = p.factors[s.id]
             drawn = drawn_sql(d, f, "s.interval_ms")
@@ -132,7 +133,7 @@ ORDER BY k.bucket"""
 def sql_for(p: Plan) -> tuple[str, dict]:
     if p.res == "raw":
         switches = list(dict.fromkeys(s.switch_id for s in p.series))
-        return raw_sql(p, queries.layout_positions(switches, {s.id for s in p.series}))
+        return raw_sql(p, layout_positions(switches, {s.id for s in p.series}))
     return bucket_sql(p)
 
 

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connection
 
 from collector.archive import rollup
+from collector.archive.positions import Positions, layout_positions, position_expr
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
@@ -126,28 +127,6 @@ def first_data(series: Sequence[SeriesInfo]) -> datetime | None:
 
 
 # --- raw samples ----------------------------------------------------------------------------
-
-Positions = dict[int, dict[int, int]]   # layout id -> series id -> 1-based array position
-
-
-def layout_positions(switch_ids: Sequence[int], wanted: set[int]) -> dict[int, Positions]:
-    """switch id -> layout id -> {series id: position} for the wanted series."""
-    out: dict[int, Positions] = defaultdict(dict)
-    with connection.cursor() as cur:
-        cur.execute("SELECT id, switch_id, series_ids FROM traffic_layout WHERE switch_id = ANY(%s)",
-                    [list(switch_ids)])
-        for layout_id, switch_id, ids in cur.fetchall():
-            hits = {sid: i + 1 for i, sid in enumerate(ids) if sid in wanted}
-            if hits:
-                out[switch_id][layout_id] = hits
-    return out
-
-
-def position_expr(positions: Positions, series_id: int) -> str:
-    whens = " ".join(f"WHEN {int(lay)} THEN {int(pos[series_id])}"
-                     for lay, pos in sorted(positions.items()) if series_id in pos)
-    return f"(CASE s.layout_id {whens} END)" if whens else "NULL::int"
-
 
 def raw_rows_sql(series: Sequence[SeriesInfo], positions: Positions) -> str:
     """One switch's sample rows in [lo, hi) with (delta, flags) of each wanted series."""

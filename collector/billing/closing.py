@@ -1,0 +1,59 @@
+"""The beat task's work (cellar.close_bills, every BILLING_S of collector/poller/schedule.py):
+close every period that ended CELLAR_BILL_CLOSE_DELAY_S ago and is not closed yet, oldest first
+(frozen from then on), and refresh the estimate of each bill's current period. Idempotent: a
+closed period is skipped, an open estimate is replaced. Bounded by a time budget per run.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+
+from collector.billing import compute, periods
+from collector.billing.models import Bill, Period
+
+log = logging.getLogger(__name__)
+
+
+def first_start(bill: Bill) -> tuple[datetime, str]:
+    """Start of the bill's first period (the one holding the day `starts`), and its zone."""
+    (first, _), zone = compute.bounds_at(bill, datetime.combine(bill.starts, datetime.min.time(), UTC))
+    return first, zone
+
+
+def due(bill: Bill, now: datetime) -> list[periods.Bounds]:
+    """Periods of the bill that ended long enough ago to close and are not closed yet."""
+    first, zone = first_start(bill)
+    tz = periods.zone(zone)
+    delay = timedelta(seconds=settings.CELLAR_BILL_CLOSE_DELAY_S)
+    closed = set(bill.periods.filter(closed=True).values_list("start", flat=True))
+    return [b for b in periods.between(first, now, bill.billing_day, tz)
+            if b[1] + delay <= now and b[0] not in closed]
+
+
+def run(budget_s: float = 240.0, now: datetime | None = None) -> dict:
+    """Close what is due and refresh the open estimates of every bill, within budget_s."""
+    started = time.monotonic()
+    now = now or compute.db_now()
+    closed, refreshed, failed = 0, 0, {}
+    for bill in Bill.objects.select_related("group").order_by("id"):
+        if time.monotonic() - started > budget_s:
+            break
+        try:
+            for start, end in due(bill, now):
+                compute.store(bill, compute.compute(bill, start, end, now), closed=True, now=now)
+                closed += 1
+                if time.monotonic() - started > budget_s:
+                    break
+            (start, end), _ = compute.bounds_at(bill, now)
+            if start >= first_start(bill)[0] and not Period.objects.filter(bill=bill, start=start,
+                                                                           closed=True).exists():
+                compute.store(bill, compute.compute(bill, start, end, now), closed=False, now=now)
+                refreshed += 1
+        except compute.BillError as exc:
+            failed[bill.name] = str(exc)
+            log.warning("billing: %s", exc)
+    return {"closed": closed, "refreshed": refreshed, "failed": failed,
+            "seconds": round(time.monotonic() - started, 3)}

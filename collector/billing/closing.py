@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 
@@ -17,15 +17,9 @@ from collector.billing.models import Bill, Period
 log = logging.getLogger(__name__)
 
 
-def first_start(bill: Bill) -> tuple[datetime, str]:
-    """Start of the bill's first period (the one holding the day `starts`), and its zone."""
-    (first, _), zone = compute.bounds_at(bill, datetime.combine(bill.starts, datetime.min.time(), UTC))
-    return first, zone
-
-
 def due(bill: Bill, now: datetime) -> list[periods.Bounds]:
     """Periods of the bill that ended long enough ago to close and are not closed yet."""
-    first, zone = first_start(bill)
+    (first, _), zone = compute.first_bounds(bill)
     tz = periods.zone(zone)
     delay = timedelta(seconds=settings.CELLAR_BILL_CLOSE_DELAY_S)
     closed = set(bill.periods.filter(closed=True).values_list("start", flat=True))
@@ -48,7 +42,7 @@ def run(budget_s: float = 240.0, now: datetime | None = None) -> dict:
                 if time.monotonic() - started > budget_s:
                     break
             (start, end), _ = compute.bounds_at(bill, now)
-            if start >= first_start(bill)[0] and not Period.objects.filter(bill=bill, start=start,
+            if start >= compute.first_bounds(bill)[0][0] and not Period.objects.filter(bill=bill, start=start,
                                                                            closed=True).exists():
                 compute.store(bill, compute.compute(bill, start, end, now), closed=False, now=now)
                 refreshed += 1

@@ -8,7 +8,7 @@ group resolves at the period's start (series gone during the period still count 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import numpy as np
 from django.db import connection
@@ -83,6 +83,14 @@ def bounds_at(bill: Bill, t: datetime) -> tuple[periods.Bounds, str]:
     series = billed_series(bill, t)
     name = zone_name(bill, sorted({s.switch_id for s in series}))
     return periods.containing(t, bill.billing_day, periods.zone(name)), name
+
+
+def first_bounds(bill: Bill) -> tuple[periods.Bounds, str]:
+    """The bill's first period: the one holding midnight of the day `starts` in the bill's zone."""
+    series = billed_series(bill, datetime.now(UTC))
+    name = zone_name(bill, sorted({s.switch_id for s in series}))
+    tz = periods.zone(name)
+    return periods.containing(datetime.combine(bill.starts, time(0), tz), bill.billing_day, tz), name
 
 
 def compute(bill: Bill, start: datetime, end: datetime, now: datetime | None = None) -> Computed:

@@ -41,6 +41,8 @@ BUDGETS: dict[str, Budget] = {
     "traffic.p95": Budget(15_000, "the 95th percentile", f"{NARROW}, or {COARSER}"),
     "traffic.export": Budget(30_000, "a direct CSV download", f"{NARROW}, {COARSER}, or {BACKGROUND}"),
     "datasets": Budget(20_000, "the data inventory", "narrow the range (start, end) or pick one switch"),
+    "talkers": Budget(20_000, "the top talkers ranking",
+                      "narrow the scope (switch, poller group, group) or the window, or rank by average or peak"),
     "status": Budget(10_000, "a status page", "try again in a minute; if it persists, tell the operator"),
     # Read by the worker (webapp/analysis/run.py): at most 65,536 points of 12 series.
     "analysis": Budget(60_000, "reading the analysed series", f"{NARROW}, or {COARSER}"),

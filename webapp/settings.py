@@ -116,6 +116,9 @@ INSTALLED_APPS = [
     "webapp.analysis",
     "collector.groups",
     "collector.billing",
+    "webapp.groups",
+    "webapp.bills",
+    "webapp.talkers",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by

@@ -24,5 +24,8 @@ urlpatterns = [
     path("exports/", include("webapp.exports.urls")),
     path("external/", include("webapp.external.urls")),
     path("analysis/", include("webapp.analysis.urls")),
+    path("talkers/", include("webapp.talkers.urls")),
+    path("groups/", include("webapp.groups.urls")),
+    path("bills/", include("webapp.bills.urls")),
     path("", include("webapp.status.urls")),
 ]

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 # percentiles, analyses and images. Plots are not here: a page draws them on each visit.
 EXPENSIVE = frozenset({
     "traffic:export", "traffic:p95", "datasets:export", "status:run_csv", "external:csv", "analysis:run",
-    "analysis:create",
+    "analysis:create", "talkers:page", "talkers:api", "talkers:export",
 })
 GROUP = "cellar-expensive"
 

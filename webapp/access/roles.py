@@ -1,10 +1,12 @@
 """The three roles, as Django groups with permissions, and the checks views use.
 
 viewer:   reads pages, plots, CSV and the JSON API.
-operator: a viewer who also checks switches and hosts now, creates experiment runs and imports
-          external series from CSV (and, as they come, alert rules and saved views).
+operator: a viewer who also checks switches and hosts now, creates experiment runs, imports
+          external series from CSV, makes groups of series and tags (and, as they come, alert
+          rules and saved views).
 admin:    an operator who also edits the inventory and its SNMP credentials in the admin (is_staff),
-          sees the audit trail and manages everyone's API tokens.
+          sees the audit trail, manages everyone's API tokens, and makes, changes and deletes
+          bills (money: an operator reads them) and the groups bills use.
 Superusers have every permission. Users and groups are managed by superusers (admin or
 `manage.py role`): a role that could grant itself superuser would not be a role.
 
@@ -30,14 +32,19 @@ READ = "access.read_archive"
 RUN_CHECKS = "access.run_checks"
 CREATE_RUNS = "studies.add_experimentrun"
 IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new or existing external series
+EDIT_GROUPS = "groups.change_group"                  # make, change and delete groups of series
+EDIT_TAGS = "groups.add_tag"                         # tag and untag switches, ports, VPs and VCs
+EDIT_BILLS = "billing.change_bill"                   # make, change and delete bills (and their groups)
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
 # installed yet) is skipped.
 VIEWER = (READ,)
 OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_experimentrun",
                      "studies.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
-                     "external.view_externalseries")
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "poller.view_switchhealth", "poller.view_hoststate",
+                     "external.view_externalseries", "groups.add_group", EDIT_GROUPS, "groups.delete_group",
+                     "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag")
+ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "groups.*", "billing.*", "poller.view_switchhealth",
+                    "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")
 ROLES: dict[str, tuple[str, ...]] = {"viewer": VIEWER, "operator": OPERATOR, "admin": ADMIN}

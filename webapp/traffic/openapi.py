@@ -5,7 +5,7 @@ well formed, that every route under /traffic/api/ is in it, and that real answer
 """
 from __future__ import annotations
 
-from webapp.traffic import tiers, units
+from webapp.traffic import openapi_reports, tiers, units
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 NULLABLE_INT = {"type": ["integer", "null"]}
@@ -168,7 +168,7 @@ SECURITY_SCHEMES = {
                 "description": "The browser session of a logged-in user (the pages use it)."},
 }
 # Operations counted against the rate limits of webapp/access/ratelimits.py.
-LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis"}
+LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis", "topTalkers", "topTalkersCsv"}
 
 
 def with_access(doc: dict) -> dict:
@@ -190,8 +190,8 @@ def spec() -> dict:
     return with_access({
         "openapi": "3.1.0",
         "info": {"title": "Cellar traffic API", "version": "1",
-                 "description": "Read-only: the series Cellar archives, their data at any time scale, and the "
-                                "inventory to find them. Times are ISO 8601 UTC. Every call needs a user with the "
+                 "description": "Read-only: the series Cellar archives, their data at any time scale, the "
+                                "inventory to find them, top talkers, groups of series and bills. Times are ISO 8601 UTC. Every call needs a user with the "
                                 "viewer role (or more): a script sends its API token as a bearer token."},
         "paths": {
             "/traffic/api/series": {"get": {
@@ -331,6 +331,7 @@ def spec() -> dict:
                                                      "fit_unit, samples, note",
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
                               "409": {"description": "Not done yet", "content": TEXT}}}},
+            **openapi_reports.paths(json_ok, ERROR, TOO_SLOW, TEXT),
         },
-        "components": {"schemas": SCHEMAS},
+        "components": {"schemas": {**SCHEMAS, **openapi_reports.SCHEMAS}},
     })

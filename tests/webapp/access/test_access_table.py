@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from collector.archive.models import Series
+from collector.groups import edit
 from tests.support.users import make_user
 
 ROLES = ("anonymous", "viewer", "operator", "admin")
@@ -97,6 +98,35 @@ TABLE = [
     Row("analysis/api/jobs/<int:job_id>", lambda n: f"/analysis/api/jobs/{n['analysis'].id}", (401, 200, 403, 200)),
     Row("analysis/jobs/<int:job_id>/results.csv", lambda n: f"/analysis/jobs/{n['analysis'].id}/results.csv",
         (401, 409, 403, 409)),
+    # Top talkers (issue 15): read like every page; the page, JSON and CSV are rate-limited as expensive.
+    Row("talkers/", lambda n: "/talkers/?range=1h", READ_PAGE),
+    Row("talkers/api", lambda n: "/talkers/api?range=1h", READ_API),
+    Row("talkers/export.csv", lambda n: "/talkers/export.csv?range=1h", READ_API),
+    # Groups and tags: read like every page; operators make, change and delete them (a bill's group: admins).
+    Row("groups/", lambda n: "/groups/", READ_PAGE),
+    Row("groups/new", lambda n: "/groups/new", (302, 403, 200, 200)),
+    Row("groups/<int:group_id>/", lambda n: f"/groups/{n['group'].id}/", READ_PAGE),
+    Row("groups/<int:group_id>/edit", lambda n: f"/groups/{n['free_group'].id}/edit", (302, 403, 200, 200)),
+    Row("groups/<int:group_id>/delete", lambda n: "/groups/999999/delete", (302, 403, 404, 404), "post"),
+    Row("groups/tags/", lambda n: "/groups/tags/", READ_PAGE),
+    Row("groups/tags/add", lambda n: "/groups/tags/add", (302, 403, 400, 400), "post",
+        lambda n: {"name": "transit", "switch": "no-such-switch"}),
+    Row("groups/tags/<int:tag_id>/delete", lambda n: "/groups/tags/999999/delete", (302, 403, 404, 404), "post"),
+    Row("groups/api", lambda n: "/groups/api", READ_API),
+    Row("groups/api/<int:group_id>", lambda n: f"/groups/api/{n['group'].id}", READ_API),
+    # Bills: read like every page; making, changing and deleting one needs the admin role (money);
+    # operators may ask the worker to compute the estimates now.
+    Row("bills/", lambda n: "/bills/", READ_PAGE),
+    Row("bills/new", lambda n: "/bills/new", (302, 403, 403, 200)),
+    Row("bills/<int:bill_id>/", lambda n: f"/bills/{n['bill'].id}/", READ_PAGE),
+    Row("bills/<int:bill_id>/edit", lambda n: f"/bills/{n['bill'].id}/edit", (302, 403, 403, 200)),
+    Row("bills/<int:bill_id>/delete", lambda n: "/bills/999999/delete", (302, 403, 403, 404), "post"),
+    Row("bills/<int:bill_id>/refresh", lambda n: f"/bills/{n['bill'].id}/refresh", (302, 403, 302, 302), "post"),
+    Row("bills/<int:bill_id>/periods.csv", lambda n: f"/bills/{n['bill'].id}/periods.csv", READ_API),
+    Row("bills/<int:bill_id>/periods/<int:period_id>.csv",
+        lambda n: f"/bills/{n['bill'].id}/periods/{n['period'].id}.csv", READ_API),
+    Row("bills/api", lambda n: "/bills/api", READ_API),
+    Row("bills/api/<int:bill_id>", lambda n: f"/bills/api/{n['bill'].id}", READ_API),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -140,6 +170,8 @@ def world(network, monkeypatch, tmp_path):
     network["job"] = finished_export(users["viewer"], tmp_path)
     network["ext"] = external_series()
     network["analysis"] = failed_analysis(users["viewer"])
+    network["group"], network["bill"], network["period"] = billed_group(network)
+    network["free_group"] = edit.save(edit.spec_from("fore-a-free", [sid(network)], []))
     return network, users
 
 
@@ -158,6 +190,21 @@ def finished_export(owner, tmp_path):
     return ExportJob.objects.create(owner=owner, selection="s=1", filename="export.csv", header="time,x",
                                     copy_sql="SELECT 1", copy_params={}, expected_rows=1, rows_written=1,
                                     status=ExportJob.Status.DONE, path=str(path))
+
+
+def billed_group(network):
+    """A group of one series of the fixture, a bill on it and one stored (open) period."""
+    from collector.billing.models import Bill, Period
+
+    group = edit.save(edit.spec_from("fore-a-one", [sid(network)], []))
+    bill = Bill.objects.create(name="acme", group=group, starts=network["now"].date())
+    period = Period.objects.create(
+        bill=bill, start=network["now"], end=network["now"], zone="UTC", computed_at=network["now"],
+        as_of=network["now"], mode="p95", direction="max", sample_interval_s=300, series_ids=[sid(network)],
+        intervals=1, measured=1, measured_in=1, measured_out=0, p95_in_bps=8.0, p95_bps=8.0, volume_in_bytes=300,
+        volume_out_bytes=0, volume_bytes=300, bins_in=[300.0], bins_out=[0.0], measured_in_s=[300.0],
+        measured_out_s=[0.0])
+    return group, bill, period
 
 
 def failed_analysis(owner):
@@ -184,6 +231,19 @@ def test_who_gets_what(world, row):
             assert "login" in r.url, f"anonymous {url} is sent to {r.url}, not to a login page"
         if expected == 401:
             assert r["WWW-Authenticate"].startswith("Bearer") and "log in" in r.json()["error"]
+
+
+def test_a_group_that_a_bill_uses_is_changed_by_admins_only(world):
+    network, users = world
+    url = f"/groups/{network['group'].id}/edit"
+    for role, expected in (("operator", 403), ("admin", 200)):
+        client = Client()
+        client.force_login(users[role])
+        r = client.get(url)
+        assert r.status_code == expected, role
+    client = Client()
+    client.force_login(users["operator"])
+    assert "changing it changes what is billed" in client.post(url, {"name": "x"}).content.decode()
 
 
 def test_a_user_without_a_role_reads_nothing(network):

@@ -72,7 +72,7 @@ def test_document_is_well_formed():
     for ref in all_refs(SPEC):
         resolve({"$ref": ref})
     for path, item in SPEC["paths"].items():
-        assert path.startswith(("/traffic/", "/analysis/"))
+        assert path.startswith(("/traffic/", "/analysis/", "/talkers/", "/groups/", "/bills/"))
         for method, op in item.items():
             assert method in ("get", "post", "put", "delete", "patch")
             assert op["operationId"] and op["responses"]
@@ -99,10 +99,10 @@ def test_every_route_of_the_app_is_documented():
                 route = "/traffic/" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
                 if route != "/traffic/":            # the HTML page
                     routes.add(route)
-        if str(pattern.pattern) == "analysis/":     # its API and CSV (the pages and the form are HTML)
+        if str(pattern.pattern) in ("analysis/", "talkers/", "groups/", "bills/"):   # their API and CSV
             for sub in pattern.url_patterns:
-                route = "/analysis/" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
-                if "/api/" in route or route.endswith(".csv"):
+                route = f"/{pattern.pattern}" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
+                if "/api" in route or route.endswith(".csv"):
                     routes.add(route)
     assert routes and routes <= documented, routes - documented
 
@@ -132,6 +132,21 @@ def test_real_answers_match_the_schemas(net, client):
         r = client.get(url)
         errors = check(r.json(), schema(name))
         assert not errors, (url, errors[:5])
+    from collector.billing import closing
+    from collector.billing.models import Bill
+    from collector.groups import edit
+
+    group = edit.save(edit.spec_from("asx-ports", "", "switch=asx-1"))
+    bill = Bill.objects.create(name="acme", group=group, starts=net.start.date())
+    closing.run()
+    for url, name in [("/talkers/api?range=24h", "Talkers"), ("/talkers/api?range=7d&by=p95&entity=any", "Talkers"),
+                      ("/talkers/api?range=2d", "Error"), ("/groups/api", "GroupList"),
+                      (f"/groups/api/{group.id}", "Group"), ("/groups/api/987654", "Error"),
+                      ("/bills/api", "BillList"), (f"/bills/api/{bill.id}", "Bill"), ("/bills/api/987654", "Error")]:
+        r = client.get(url)
+        errors = check(r.json(), schema(name))
+        assert not errors, (url, errors[:5])
+    assert client.get(f"/bills/api/{bill.id}").json()["periods"], "the open period's estimate is listed"
     # the documented error codes are the ones returned
     assert client.get("/traffic/api/data?s=987654").status_code == 400
     assert "400" in SPEC["paths"]["/traffic/api/data"]["get"]["responses"]

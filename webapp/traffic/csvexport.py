@@ -35,6 +35,28 @@ def header(p: Plan) -> list[str]:
     for s in p.series:
         total = units.total_unit(s)
         cols += [f"{s.label} " + c.format(unit=unit, total=total) for c in template]
+    if with_group_total(p):
+        cols.append(f"group {p.group_name} total average [{unit}]")
+        if len({units.total_unit(s) for s in p.series}) == 1:
+            cols.append(f"group {p.group_name} total [{units.total_unit(p.series[0])}]")
+    return cols
+
+
+def with_group_total(p: Plan) -> bool:
+    """A group's bucket CSV ends with its total (grouptotal.py: the sum of the members' columns)."""
+    return p.req.group is not None and p.res != "raw" and p.unit != "pct"
+
+
+def group_total_sql(p: Plan) -> list[str]:
+    """The total columns: the sum of the members' averages where any drew traffic, and of their totals."""
+    n = len(p.series)
+    any_drawn = " OR ".join(f"b.i{j} > 0" for j in range(n))
+    avg = " + ".join(f"coalesce(CASE WHEN b.i{j} > 0 THEN b.d{j}::float8 * 1000 / b.i{j} * %(k{j})s::float8 END, 0)"
+                     for j in range(n))
+    cols = [f"CASE WHEN {any_drawn} THEN {avg} END"]
+    if len({units.total_unit(s) for s in p.series}) == 1:
+        cols.append("CASE WHEN b.bucket IS NOT NULL THEN " + " + ".join(f"coalesce(b.d{j}, 0)" for j in range(n))
+                    + " END")
     return cols
 
 
@@ -114,6 +136,8 @@ def bucket_sql(p: Plan) -> tuple[str, dict]:
                 f"CASE WHEN b.n{j} > 0 AND b.i{j} = 0 THEN 'none drawn' END, "
                 "(SELECT string_agg(fq.txt, ', ') FROM fails fq "
                 f"WHERE fq.bucket = k.bucket AND fq.switch_id = %(w{j})s)), '')"]
+    if with_group_total(p):
+        out += group_total_sql(p)
     sql = f"""
 WITH pts AS ({' UNION ALL '.join(sources) or _NO_BUCKETS}),
 b AS (SELECT bucket, {', '.join(pivot)} FROM pts GROUP BY bucket),

@@ -191,8 +191,9 @@ def spec() -> dict:
         "openapi": "3.1.0",
         "info": {"title": "Cellar traffic API", "version": "1",
                  "description": "Read-only: the series Cellar archives, their data at any time scale, the "
-                                "inventory to find them, top talkers, groups of series and bills. Times are ISO 8601 UTC. Every call needs a user with the "
-                                "viewer role (or more): a script sends its API token as a bearer token."},
+                                "inventory to find them, top talkers, groups of series and bills. Times are ISO "
+                                "8601 UTC. Every call needs a user with the viewer role (or more): a script sends "
+                                "its API token as a bearer token."},
         "paths": {
             "/traffic/api/series": {"get": {
                 "operationId": "listSeries", "summary": "Search counter series",

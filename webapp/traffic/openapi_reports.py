@@ -140,7 +140,8 @@ def paths(json_ok, error: dict, too_slow: dict, text: dict) -> dict:
             "operationId": "billPeriodsCsv", "summary": "A bill's periods as CSV",
             "parameters": [bill_id], "responses": {"200": {"description": "one row per period", "content": csv}}}},
         "/bills/{bill_id}/periods/{period_id}.csv": {"get": {
-            "operationId": "billIntervalsCsv", "summary": "The sample intervals of a period: what its 95th is taken over",
+            "operationId": "billIntervalsCsv",
+            "summary": "The sample intervals of a period: what its 95th is taken over",
             "parameters": [bill_id, {"name": "period_id", "in": "path", "required": True,
                                      "schema": {"type": "integer"}}],
             "responses": {"200": {"description": "start, bytes in and out, measured seconds, rates, counted",

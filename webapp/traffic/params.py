@@ -5,6 +5,7 @@ what is accepted; views turn it into a 400. The same parameters make a page URL,
 and a CSV download, so a plot can be bookmarked, shared and exported as it is seen.
 
   s=12,13        series ids (repeatable)            range=1h|3h|24h|7d|30d|1y|all|custom
+  g=7            a group's members instead (stacked, with their total line: webapp/traffic/grouptotal.py)
   start, end     ISO 8601 (UTC if no offset)        unit=auto|cells|mbps_cells|mbps_payload|bps|pps|pct
   res=auto|raw|1m|15m|1h|1d                         stack=1 (stack the series)
 """
@@ -42,12 +43,15 @@ class PlotRequest:
     unit: str = "auto"
     res: str = "auto"
     stack: bool = False
+    group: int | None = None            # a group (collector/groups) whose members are the series
 
     def query(self, **override: object) -> str:
         """The query string of this request (what a bookmark holds)."""
         r = replace(self, **override) if override else self
         q: list[tuple[str, str]] = []
-        if r.series_ids:
+        if r.group is not None:
+            q.append(("g", str(r.group)))
+        elif r.series_ids:
             q.append(("s", ",".join(map(str, r.series_ids))))
         if r.range == "custom" and r.start and r.end:
             q += [("start", iso(r.start)), ("end", iso(r.end))]
@@ -101,13 +105,18 @@ def parse_ids(params: Mapping) -> tuple[int, ...]:
 
 def parse(params: Mapping) -> PlotRequest:
     ids = parse_ids(params)
+    group_text = single(params, "g").strip()
+    if group_text and not group_text.isdigit():
+        raise BadRequest(f"group {group_text!r} is not a group id (g=7 plots group 7: see /groups/)")
+    if group_text and ids:
+        raise BadRequest("give the series (s=) or a group (g=), not both")
     unit = single(params, "unit", "auto")
     if unit not in units.CHOICES:
         raise BadRequest(f"unknown unit {unit!r}; use one of {', '.join(units.CHOICES)}")
     res = single(params, "res", "auto")
     if res not in tiers.CHOICES:
         raise BadRequest(f"unknown resolution {res!r}; use one of {', '.join(tiers.CHOICES)}")
-    stack = on_off(params, "stack", False)
+    stack = on_off(params, "stack", bool(group_text))
     start_text, end_text = single(params, "start"), single(params, "end")
     rng = single(params, "range", "custom" if (start_text or end_text) else "24h")
     if rng not in tiers.RANGE_CHOICES:
@@ -119,7 +128,7 @@ def parse(params: Mapping) -> PlotRequest:
         raise BadRequest("a custom range needs start (and end, default now), ISO 8601")
     if rng != "custom" and (start or end):
         raise BadRequest(f"range={rng} and start/end contradict; give one or the other")
-    return PlotRequest(ids, rng, start, end, unit, res, stack)
+    return PlotRequest(ids, rng, start, end, unit, res, stack, int(group_text) if group_text else None)
 
 
 ON, OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no")

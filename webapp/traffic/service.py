@@ -10,7 +10,9 @@ from datetime import datetime, timedelta
 
 from collector.core.facts import flag_names
 from collector.core.isotime import iso
-from webapp.traffic import params, points, queries, tiers, units
+from collector.groups.resolve import GroupError
+from collector.groups.resolve import resolve as resolve_group
+from webapp.traffic import grouptotal, params, points, queries, tiers, units
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest, PlotRequest
 from webapp.traffic.points import Columns, Gap, Stats, at
@@ -36,6 +38,7 @@ class Plan:
     cut: dict[str, datetime | None]
     notes: list[str] = field(default_factory=list)
     runs: list[queries.RunBand] = field(default_factory=list)     # experiment runs overlapping the range
+    group_name: str = ""                                          # the group plotted (req.group), if any
 
     @property
     def expected_points(self) -> int:
@@ -67,7 +70,12 @@ def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, r
     notes: list[str] = []
     if wanted == "auto":
         chosen = tiers.choose(start, end, poll, cut, queries.max_plot_points())
+        if req.group is not None and chosen == "raw" and not for_csv:
+            chosen = "1m"          # a group's total needs a common grid (grouptotal.py)
     else:
+        if req.group is not None and wanted == "raw" and not for_csv:
+            raise BadRequest("a group's total is drawn from 1-minute or coarser buckets: choose res=1m or coarser "
+                             "(its raw samples are in the raw CSV)")
         chosen = wanted
         if not tiers.available(chosen, start, cut):
             notes.append(f"{tiers.RES_LABEL[chosen]} are kept only since {iso(cut[chosen])}; "
@@ -178,6 +186,17 @@ def points_json(pl: Plotted, raw: bool) -> dict:
     return d
 
 
+def group_json(p: Plan, plotted: list[Plotted], with_points: bool) -> dict | None:
+    """The group plotted and its total line (None when the plot is not of a group)."""
+    if p.req.group is None:
+        return None
+    if p.unit == "pct":
+        return {"id": p.req.group, "name": p.group_name, "total": None,
+                "note": "a sum of percentages of different capacities is no total: choose a rate unit"}
+    total = grouptotal.as_json(grouptotal.total(plotted), plotted, with_points) if p.res != "raw" else None
+    return {"id": p.req.group, "name": p.group_name, "total": total}
+
+
 def data_json(p: Plan, plotted: list[Plotted], *, with_points: bool = True) -> dict:
     """The API's answer. with_points=False (the page, which draws the figure): only the count."""
     return {
@@ -185,6 +204,7 @@ def data_json(p: Plan, plotted: list[Plotted], *, with_points: bool = True) -> d
         "range": p.req.range, "resolution": p.res, "resolution_label": tiers.RES_LABEL[p.res],
         "resolution_seconds": p.res_seconds, "unit": p.unit, "unit_label": units.UNITS[p.unit].label,
         "stack": p.req.stack, "query": p.req.query(), "notes": p.notes,
+        "group": group_json(p, plotted, with_points),
         "series": [{
             **pl.info.as_json(), "factor": pl.factor, "stats": stats_json(pl), "n_points": len(pl.cols),
             **({"points": points_json(pl, p.res == "raw")} if with_points else {}),
@@ -204,10 +224,26 @@ def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:
     """The plan of a request, and its series; the runs that may overlap it come in the same round trip."""
     span = tiers.RANGES.get(req.range)
     lo, hi = (req.start, req.end) if req.range == "custom" else (None, None)
-    series, now, done, runs = queries.series_and_clock(list(req.series_ids), lo, hi, span)
+    ids, group_name = list(req.series_ids), ""
+    if req.group is not None:
+        ids, group_name = group_series(req.group)
+    series, now, done, runs = queries.series_and_clock(ids, lo, hi, span)
     p = plan(req, series, clock=(now, done), **kw)
     p.runs = [r for r in runs if r.start < p.end and (r.end is None or r.end > p.start)]
+    p.group_name = group_name
     return p, series
+
+
+def group_series(group_id: int) -> tuple[list[int], str]:
+    """The member series of a group as a plot takes them (collector/groups resolve), or BadRequest."""
+    try:
+        members = resolve_group(group_id)
+    except GroupError as exc:
+        raise BadRequest(str(exc)) from None
+    if len(members.series) > params.MAX_SERIES:
+        raise BadRequest(f"group {members.name!r} has {len(members.series):,} member series; a plot stacks at most "
+                         f"{params.MAX_SERIES}: rank them in top talkers (/talkers/?group={group_id}) or bill them")
+    return members.series_ids, members.name
 
 
 def estimated_rows(p: Plan) -> int:

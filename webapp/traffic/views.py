@@ -28,6 +28,7 @@ from webapp.traffic import (
     catalog,
     csvexport,
     exportjobs,
+    grouptotal,
     openapi,
     params,
     plots,
@@ -76,7 +77,11 @@ def fast_json(body: dict) -> HttpResponse:
 @answers_400("html")
 def page(request: HttpRequest) -> HttpResponse:
     req = params.parse(request.GET)
-    selected = catalog.load_series(list(req.series_ids))
+    ids, group = list(req.series_ids), None
+    if req.group is not None:
+        ids, name = service.group_series(req.group)
+        group = {"id": req.group, "name": name}
+    selected = catalog.load_series(ids)
     if req.unit != "auto":
         for s in selected:
             units.factor(s, req.unit)
@@ -84,7 +89,7 @@ def page(request: HttpRequest) -> HttpResponse:
         params.resolve_range(req, timezone.now(), None)
     state = {"series": [s.as_json() for s in selected], "range": req.range,
              "start": iso(req.start) if req.start else None, "end": iso(req.end) if req.end else None,
-             "unit": req.unit, "res": req.res, "stack": req.stack}
+             "unit": req.unit, "res": req.res, "stack": req.stack, "group": group}
     return render(request, "traffic/plot.html", {
         "state": state, "ranges": tiers.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [
             (u.key, u.label) for u in units.UNITS.values()],
@@ -111,6 +116,9 @@ def data(request: HttpRequest) -> HttpResponse:
         body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
                                      plan.req.stack)
         body["figure"]["layout"]["shapes"] += bursts.bands(found) + runbands.bands(plan.runs, plan.now)
+        if plan.req.group is not None and plan.res != "raw" and plan.unit != "pct" and plotted:
+            body["figure"]["data"].append(grouptotal.trace(grouptotal.total(plotted), plan.res_seconds,
+                                                           f"total of {plan.group_name}", plots.typed))
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     response = fast_json(body)
     response["Server-Timing"] = f"app;dur={body['server_ms']}"

@@ -10,6 +10,7 @@
     series: initial.series.map(function (s) { return {id: s.id, label: s.label}; }),
     range: initial.range, start: initial.start, end: initial.end,
     unit: initial.unit, res: initial.res, stack: initial.stack,
+    group: initial.group,    // {id, name}: the plot is of a group's members (g=), with their total line
     burst: window.cellarBursts.fromUrl(location.search)   // bursts=0, burst_k, burst_pct, burst_min
   };
   var zoomStack = [];      // ranges to return to on double-click
@@ -22,7 +23,8 @@
   // ---------------------------------------------------------------- URL <-> state
   function query(extra) {
     var q = new URLSearchParams();
-    if (state.series.length) q.set("s", state.series.map(function (s) { return s.id; }).join(","));
+    if (state.group) q.set("g", state.group.id);
+    else if (state.series.length) q.set("s", state.series.map(function (s) { return s.id; }).join(","));
     if (state.range === "custom") {
       if (state.start) q.set("start", state.start);
       if (state.end) q.set("end", state.end);
@@ -87,6 +89,7 @@
   function toggleSeries(id, label, on) {
     var has = isSelected(id);
     if (on === undefined) on = !has;
+    state.group = null;      // a changed selection is a plain list of series
     if (on && !has) state.series.push({id: id, label: label});
     if (!on && has) state.series = state.series.filter(function (s) { return s.id !== id; });
     changed();
@@ -95,6 +98,13 @@
   function renderSelection() {
     var box = el("selection");
     box.innerHTML = "";
+    if (state.group) {
+      var g = document.createElement("a");
+      g.className = "chip group";
+      g.href = "/groups/" + state.group.id + "/";
+      g.textContent = "group " + state.group.name + ": " + state.series.length + " series stacked, with their total";
+      box.appendChild(g);
+    }
     state.series.forEach(function (s, i) {
       var chip = document.createElement("span");
       chip.className = "chip";
@@ -114,7 +124,7 @@
       clear.type = "button";
       clear.className = "linkish";
       clear.textContent = "clear all";
-      clear.addEventListener("click", function () { state.series = []; changed(); });
+      clear.addEventListener("click", function () { state.series = []; state.group = null; changed(); });
       box.appendChild(clear);
     }
     document.querySelectorAll("[data-series-id]").forEach(function (b) {
@@ -138,6 +148,10 @@
     // The analysis page sums the series (no stack) and looks for bursts in its own way.
     var a = new URLSearchParams(q);
     ["stack", "burst_k", "burst_pct", "burst_min"].forEach(function (k) { a.delete(k); });
+    if (state.group) {        // the analysis takes series: a group's members, summed
+      a.delete("g");
+      a.set("s", state.series.map(function (x) { return x.id; }).join(","));
+    }
     el("analyse").href = "/analysis/?" + a.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
     ["csv", "csv-raw", "json", "analyse"].forEach(function (id) {
       el(id).classList.toggle("disabled", !state.series.length);
@@ -235,6 +249,16 @@
       tr.firstChild.appendChild(document.createTextNode(s.label));
       tbody.appendChild(tr);
     });
+    var tot = body.group && body.group.total;
+    if (tot) {
+      var row = document.createElement("tr");
+      row.className = "total";
+      row.innerHTML = '<td><i class="dot total"></i></td><td class="num">' + fmt(tot.average, body.unit) +
+        '</td><td class="num">' + fmt(tot.peak, body.unit) + '</td><td class="num">–</td><td class="num">' +
+        (tot.total === null ? "–" : fmtInt(tot.total) + " " + tot.total_unit) + '</td><td class="num"></td><td class="num"></td>';
+      row.firstChild.appendChild(document.createTextNode("total of " + body.group.name + " (" + tot.members + " series)"));
+      tbody.appendChild(row);
+    }
     el("stats").hidden = false;
   }
 
@@ -299,7 +323,7 @@
         });
       });
     });
-    if (added) { state.stack = true; changed(); }
+    if (added) { state.stack = true; state.group = null; changed(); }
   }
 
   function renderPort(port) {

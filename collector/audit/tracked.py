@@ -27,3 +27,8 @@ def register() -> None:
     # An import creates the series (and may change its source or description); the cached extent
     # (first, last, n_points) is rewritten by every import and is not an edit.
     track("external.ExternalSeries", exclude=("first", "last", "n_points"))
+    # Groups (their rule lines and tags with them: what a group means) and bills (money).
+    track("groups.Group")
+    track("groups.Rule")
+    track("groups.Tag")
+    track("billing.Bill")

@@ -85,7 +85,8 @@ def save(spec: Spec, *, group: Group | None = None, description: str = "", user=
     group.members.all().delete()
     group.rules.all().delete()
     Member.objects.bulk_create([Member(group=group, series_id=i) for i in spec.series_ids])
-    Rule.objects.bulk_create([Rule(group=group, position=i, text=t) for i, t in enumerate(spec.rules)])
+    for i, text in enumerate(spec.rules):          # one by one: each rule line is an audited change
+        Rule.objects.create(group=group, position=i, text=text)
     return group
 
 

@@ -51,7 +51,8 @@ class SwitchAdmin(admin.ModelAdmin):
                        "software_version", "hardware_version", "port_count", "uptime_cs", "uptime_at",
                        "discovered_at", "created_at", "updated_at")
     fieldsets = (
-        (None, {"fields": ("name", "address", "enabled", "profile", "poll_interval_s", "poller_group")}),
+        (None, {"fields": ("name", "address", "enabled", "profile", "poll_interval_s", "poller_group",
+                           "time_zone")}),
         ("SNMP access", {"fields": ("snmp_port", "snmp_version", "community", "v3_user", "auth_proto", "auth_key",
                                     "priv_proto", "priv_key", "clear_secrets", "timeout_s", "retries")}),
         ("Discovered", {"fields": readonly_fields}),

@@ -29,6 +29,8 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=int, default=settings.CELLAR_DEFAULT_POLL_INTERVAL,
                             help="seconds between polls (default CELLAR_DEFAULT_POLL_INTERVAL)")
         parser.add_argument("--poller-group", default="default")
+        parser.add_argument("--time-zone", default="", help="IANA zone of the switch's site (Europe/Paris): bill "
+                                                             "days start at midnight there; default UTC")
         parser.add_argument("--timeout", type=float, default=settings.CELLAR_SNMP_TIMEOUT,
                             help="seconds per SNMP request attempt (default CELLAR_SNMP_TIMEOUT)")
         parser.add_argument("--retries", type=int, default=settings.CELLAR_SNMP_RETRIES,
@@ -50,7 +52,7 @@ class Command(BaseCommand):
             community=o["community"] if o["snmp_version"] != "3" else "", v3_user=o["v3_user"],
             auth_proto=o["auth_proto"], auth_key=o["auth_key"], priv_proto=o["priv_proto"], priv_key=o["priv_key"],
             profile=o["profile"], poll_interval_s=o["interval"], poller_group=o["poller_group"],
-            timeout_s=o["timeout"], retries=o["retries"])
+            time_zone=o["time_zone"], timeout_s=o["timeout"], retries=o["retries"])
         try:
             switch.full_clean()
         except ValidationError as exc:

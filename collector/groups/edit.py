@@ -13,7 +13,6 @@ import re
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from collector.groups import rules
 from collector.groups.models import NAME_PATTERN, NAME_RULE, Group, Member, Rule
 from collector.groups.resolve import GroupError, Members, Spec, resolve
 
@@ -50,8 +49,6 @@ def check(spec: Spec, group: Group | None = None) -> Members:
         clash = clash.exclude(pk=group.pk)
     if clash.exists():
         raise GroupError(f"a group named {spec.name!r} exists already")
-    for text in spec.rules:
-        rules.parse(text)
     return resolve(spec)
 
 

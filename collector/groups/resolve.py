@@ -172,7 +172,10 @@ def resolve(group: Group | int | str | Spec, *, at: datetime | None = None, limi
     at = at or datetime.now(UTC)
     if len(spec.rules) > rules.MAX_RULES:
         raise GroupError(f"{len(spec.rules)} rules; a group has at most {rules.MAX_RULES}")
-    parsed = [rules.parse(text) for text in spec.rules]
+    try:
+        parsed = [rules.parse(text) for text in spec.rules]
+    except rules.RuleError as exc:
+        raise GroupError(str(exc)) from None
     _check_static(spec.series_ids)
     params: dict = {"static": list(spec.series_ids), "at": at, "limit": limit + 1}
     conds, flags = [], []

@@ -14,6 +14,7 @@ import numpy as np
 from django.db import connection
 
 from analysis import billing
+from collector.archive.rollup import retention_days
 from collector.billing import periods
 from collector.billing.models import Bill, Period
 from collector.billing.samples import BYTES_PER_UNIT, Billed, read
@@ -116,18 +117,11 @@ def compute(bill: Bill, start: datetime, end: datetime, now: datetime | None = N
     if figures.measured < figures.intervals:
         notes.append(f"{figures.intervals - figures.measured} of {figures.intervals} sample intervals have no "
                      "measured traffic (no drawn delta covers them) and are left out of the percentile")
-    first = _first_raw()
-    if first is not None and first > start:
-        notes.append(f"raw samples before {first:%Y-%m-%d %H:%M} UTC are no longer kept (CELLAR_RETENTION_RAW_DAYS): "
-                     "the period is computed from what remains")
+    kept = retention_days()["raw"]
+    if kept and start < now - timedelta(days=kept):
+        notes.append(f"raw samples older than {kept} days are not kept (CELLAR_RETENTION_RAW_DAYS): the part of "
+                     "the period before that is computed from what remains")
     return Computed(start, end, as_of, zone, series, bins, figures, notes)
-
-
-def _first_raw() -> datetime | None:
-    with connection.cursor() as cur:
-        cur.execute("SELECT min(range_start) FROM timescaledb_information.chunks WHERE hypertable_name = "
-                    "'traffic_sample'")
-        return cur.fetchone()[0]
 
 
 def _at(c: Computed, index: int | None) -> datetime | None:

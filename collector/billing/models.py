@@ -8,6 +8,8 @@ period is never recomputed: a trigger (migration 0001) refuses any UPDATE of a c
 """
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -103,4 +105,17 @@ class Period(models.Model):
         constraints = [models.UniqueConstraint(fields=["bill", "start"], name="billing_period_unique")]
 
     def __str__(self) -> str:
-        return f"{self.bill} {self.start:%Y-%m-%d}"
+        return f"{self.bill} {self.local_start}"
+
+    def _local(self, t) -> str:
+        return t.astimezone(ZoneInfo(self.zone)).strftime("%Y-%m-%d %H:%M")
+
+    @property
+    def local_start(self) -> str:
+        """The period's start on the wall clock of its zone (where its billing day begins)."""
+        return self._local(self.start)
+
+    @property
+    def local_end(self) -> str:
+        """Its end (exclusive: the next period's start), on the same clock."""
+        return self._local(self.end)

@@ -1,25 +1,24 @@
-"""The rule language of dynamic groups: one line, `key=value` conditions that all must hold.
-
-    switch=asx*            switch name, shell pattern (* any run, ? one character), any case
-    poller_group=edc       the switch's poller group, exactly
-    port=A*                the port's name (series of the port and of its VPs and VCs), pattern
-    entity=port|vp|vc|any  which level counts (default port; with vpi= default any)
-    vpi=0-15  vpi=5        VPs and VCs whose VPI lies in the range (inclusive)
-    host=merlin.edc        the switch ports cabled to this host (inventory links)
-    tag=transit            series of tagged switches, ports (their VPs and VCs too), VPs (their VCs) or VCs
-    direction=in|out|both  default both
-    metric=traffic|NAME    default traffic: cells, else octets (the entity's traffic counter);
-                           or a metric by name: cells, octets, ucast_pkts, errors, discards ...
-
-`parse` checks a line and says what is wrong; `where` turns a parsed rule into SQL over
-traffic_series s, inventory_switch sw, inventory_port p, inventory_virtualpath vp and
-inventory_virtualchannel vc (the join of resolve.py).
+"""The rule language of dynamic groups: one line of `key=value` conditions that all must hold
+(USAGE below is what the pages show). `parse` checks a line and says what is wrong; `where`
+turns a parsed rule into SQL over traffic_series s, inventory_switch sw, inventory_port p,
+inventory_virtualpath vp and inventory_virtualchannel vc (the join of resolve.py).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+USAGE = """\
+switch=asx*            switch name, shell pattern (* any run, ? one character), any case
+poller_group=edc       the switch's poller group, exactly
+port=A*                the port's name (series of the port and of its VPs and VCs), pattern
+entity=port|vp|vc|any  which level counts (default port; with vpi= default any)
+vpi=0-15  vpi=5        VPs and VCs whose VPI lies in the range (inclusive)
+host=merlin.edc        the switch ports cabled to this host (inventory links)
+tag=transit            series of tagged switches, ports (their VPs and VCs too), VPs (their VCs) or VCs
+direction=in|out|both  default both
+metric=traffic|NAME    default traffic: cells, else octets (the entity's traffic counter);
+                       or a metric by name: cells, octets, ucast_pkts, errors, discards ..."""
 KEYS = ("switch", "poller_group", "port", "entity", "vpi", "host", "tag", "direction", "metric")
 SELECTORS = ("switch", "poller_group", "port", "vpi", "host", "tag")
 ENTITIES = ("port", "vp", "vc", "any")

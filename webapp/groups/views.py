@@ -42,7 +42,7 @@ def group_list(request: HttpRequest) -> HttpResponse:
 def _form_page(request: HttpRequest, form: dict, group: Group | None, error: str = "", status: int = 200,
                preview: Members | None = None) -> HttpResponse:
     return render(request, "groups/form.html", {
-        "form": form, "group": group, "error": error, "preview": preview, "syntax": rules.__doc__,
+        "form": form, "group": group, "error": error, "preview": preview, "syntax": rules.USAGE,
         "max_members": MAX_MEMBERS, "max_rules": rules.MAX_RULES}, status=status)
 
 
@@ -113,6 +113,7 @@ def group_detail(request: HttpRequest, group_id: int) -> HttpResponse:
         "shown_max": SHOWN_MEMBERS, "rules": [(r.text, counts[i] if i < len(counts) else None)
                                               for i, r in enumerate(rules_shown)],
         "users": edit.users_of(group), "can_edit": request.user.has_perm(roles.EDIT_GROUPS),
+        "can_bill": request.user.has_perm(roles.EDIT_BILLS),
         "plot_max": 50})
 
 

@@ -83,7 +83,8 @@ def _page(request: HttpRequest, r: ranking.Ranking | None, error: str = "", stat
         for row in body["rows"]:
             row["bar_pct"] = round(abs(row["value"]) / top * 100, 1)
     return render(request, "talkers/talkers.html", {
-        "r": r, "req": req, "error": error, "query": query, "body": body,
+        "r": r, "req": req, "error": error, "query": query, "body": body, "by_label": params.BY[req.by],
+        "entity_label": {"port": "port", "vp": "VP", "vc": "VC", "any": "port, VP and VC"}[req.entity],
         "ranges": params.RANGES, "entities": params.ENTITIES, "metrics": params.METRICS.items(),
         "directions": params.DIRECTIONS, "bys": params.BY.items(), "units": params.UNITS,
         "switches": Switch.objects.order_by("name").values_list("name", flat=True),

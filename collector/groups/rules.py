@@ -98,10 +98,12 @@ def like(pattern: str) -> str:
 
 
 # The entity's traffic counter: cells, else octets in the same direction (catalog.entity_series).
+# Plain equalities of coalesced ids (not IS NOT DISTINCT FROM): the planner hashes the subquery
+# once instead of probing it per series (0.04 s instead of 0.74 s for 100,000 series).
 TRAFFIC_SQL = """(s.metric = 'cells' OR (s.metric = 'octets' AND NOT EXISTS (
     SELECT 1 FROM traffic_series c WHERE c.switch_id = s.switch_id AND c.kind = 'counter' AND c.metric = 'cells'
-       AND c.direction = s.direction AND c.port_id IS NOT DISTINCT FROM s.port_id
-       AND c.vp_id IS NOT DISTINCT FROM s.vp_id AND c.vc_id IS NOT DISTINCT FROM s.vc_id)))"""
+       AND c.direction = s.direction AND coalesce(c.port_id, 0) = coalesce(s.port_id, 0)
+       AND coalesce(c.vp_id, 0) = coalesce(s.vp_id, 0) AND coalesce(c.vc_id, 0) = coalesce(s.vc_id, 0))))"""
 ENTITY_SQL = {"port": "(s.port_id IS NOT NULL AND s.vp_id IS NULL AND s.vc_id IS NULL)",
               "vp": "(s.vp_id IS NOT NULL AND s.vc_id IS NULL)", "vc": "(s.vc_id IS NOT NULL)", "any": "true"}
 # A tagged port counts its VPs and VCs; a tagged VP its VCs (same port and VPI).

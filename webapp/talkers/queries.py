@@ -131,30 +131,54 @@ class Aggregate:
     flagged: int
 
 
-def aggregate(p: Plan, sel: str, params: dict, filter_first: bool) -> list[Aggregate]:
-    """One aggregate per series of the scope with data in the plan. filter_first: restrict the
-    tier rows to the scope before summing (a small scope); else sum every series and keep the
-    scope's afterwards (cheaper when the scope is most of the archive)."""
+@dataclass(frozen=True)
+class Totals:
+    """Over every series of the scope with traffic drawn in the plan."""
+    count: int
+    average: float           # the summed averages (ranking unit)
+    total: int               # units
+    total_bytes: int | None  # bytes, when every one counts traffic (cells or octets)
+
+
+ORDER = {"average": "avg", "peak": "peak"}
+
+
+def aggregate(p: Plan, sel: str, params: dict, filter_first: bool, order_by: str, descending: bool,
+              limit: int | None) -> tuple[list[Aggregate], Totals]:
+    """One aggregate per series of the scope with data in the plan: the first `limit` (None: all)
+    by `order_by` (average or peak), and the totals over all of them, in one statement (sorted
+    and summed in the database: 100,000 rows never travel). filter_first: restrict the tier rows
+    to the scope before summing (a small scope); else sum every series and keep the scope's
+    afterwards (cheaper when the scope is most of the archive)."""
     if p.main is None and not p.tail:
-        return []
+        return [], Totals(0, 0.0, 0, None)
     where = "JOIN sel ON sel.id = t.series_id WHERE" if filter_first else "WHERE"
     union, uparams = _bucket_union(p, where)
-    all_params = {**params, **uparams}
+    all_params = {**params, **uparams, "limit": limit}
     if p.tail:
         with connection.cursor() as cur:
             cur.execute(f"SELECT array_agg(id), array_agg(DISTINCT switch_id) FROM ({sel}) x", params)
             tail_ids, tail_sw = cur.fetchone()
         all_params["ids"], all_params["sw"] = tail_ids or [], tail_sw or []
+    direction = "DESC" if descending else "ASC"
     sql = f"""
 WITH sel AS MATERIALIZED ({sel}),
 a AS (SELECT series_id, sum(sum_delta)::bigint AS d, sum(sum_interval_ms)::bigint AS i, max(max_rate) AS m,
-             sum(samples)::bigint AS n, sum(flagged)::bigint AS f FROM ({union}) b GROUP BY series_id)
-SELECT a.series_id, sel.switch_id, sel.k, sel.kb, a.d, a.i, a.m * sel.k,
-       CASE WHEN a.i > 0 THEN a.d::float8 * 1000 / a.i * sel.k END, a.n, a.f
-  FROM a JOIN sel ON sel.id = a.series_id WHERE sel.k IS NOT NULL"""
+             sum(samples)::bigint AS n, sum(flagged)::bigint AS f FROM ({union}) b GROUP BY series_id),
+v AS (SELECT a.series_id, sel.switch_id, sel.k, sel.kb, a.d, a.i, a.m * sel.k AS peak,
+             a.d::float8 * 1000 / a.i * sel.k AS avg, a.n, a.f
+        FROM a JOIN sel ON sel.id = a.series_id WHERE sel.k IS NOT NULL AND a.i > 0)
+SELECT series_id, switch_id, k, kb, d, i, peak, avg, n, f, count(*) OVER (), sum(avg) OVER (), sum(d) OVER (),
+       sum(d * kb) OVER (), count(kb) OVER ()
+  FROM v ORDER BY {ORDER[order_by]} {direction} NULLS LAST, series_id LIMIT %(limit)s"""
     with connection.cursor() as cur:
         cur.execute("SELECT set_config('work_mem', %s, true)", [WORK_MEM])
         cur.execute(sql, all_params)
         rows = cur.fetchall()
+    if not rows:
+        return [], Totals(0, 0.0, 0, None)
+    first = rows[0]
+    totals = Totals(int(first[10]), float(first[11] or 0.0), int(first[12]),
+                    int(first[13]) if first[14] == first[10] else None)
     return [Aggregate(r[0], r[1], float(r[2]), r[3], int(r[4]), r[5] / 1000.0, r[6], r[7], int(r[8]), int(r[9]))
-            for r in rows]
+            for r in rows], totals

@@ -27,7 +27,8 @@ from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest
 
 P95_MAX_VALUES = 20_000_000      # rates one ranking by percentile may read
-P95_BATCH = 100
+P95_BATCH_MAX = 1000            # series per percentile statement (the first: the n asked for, plus 10)
+P95_CANDIDATES = 5000           # series of highest peak a top ranking by percentile may examine
 UNIT_LABEL = {"traffic": "bits/s", "packets": "packets/s", "errors": "errors/s", "discards": "discards/s"}
 
 
@@ -122,22 +123,44 @@ class P95:
                 self.computed[sid] = None if value is None else value * k[sid]
 
 
-def _p95_top(aggs: list[queries.Aggregate], n: int, p95: P95) -> None:
-    """Percentiles of the series by descending peak, until no other can reach the n-th."""
-    by_peak = sorted((a for a in aggs if a.peak is not None), key=lambda a: (-a.peak, a.series_id))
-    i, size = 0, max(n + 10, P95_BATCH)
-    while i < len(by_peak):
-        p95.compute(by_peak[i:i + size])
+def _p95_top(aggs: list[queries.Aggregate], n: int, p95: P95) -> bool:
+    """Percentiles of the series in descending peak order (aggs), until no other can reach the
+    n-th: True when that point was reached, False when every series given was examined."""
+    i, size = 0, n + 10
+    while i < len(aggs):
+        p95.compute(aggs[i:i + size])
         i += size
         found = sorted((v for v in p95.computed.values() if v is not None), reverse=True)
-        if len(found) >= n and i < len(by_peak) and by_peak[i].peak < found[n - 1]:
-            break
-        size = min(size * 2, 1000)
+        if len(found) >= n and i < len(aggs) and (aggs[i].peak or 0.0) < found[n - 1]:
+            return True
+        size = min(size * 2, P95_BATCH_MAX)
+    return False
 
 
 def _p95_all(aggs: list[queries.Aggregate], p95: P95) -> None:
-    for i in range(0, len(aggs), 500):
-        p95.compute(aggs[i:i + 500])
+    for i in range(0, len(aggs), P95_BATCH_MAX):
+        p95.compute(aggs[i:i + P95_BATCH_MAX])
+
+
+def _by_p95(req: TalkersRequest, plan: queries.Plan, sel: str, params: dict, filter_first: bool, p95: P95,
+            in_scope: int) -> tuple[list[queries.Aggregate], queries.Totals]:
+    """The series ranked by their exact 95th percentile (see the module's docstring)."""
+    if req.order == "bottom":
+        if in_scope * p95.points(15.0) > P95_MAX_VALUES:
+            raise BadRequest(f"ranking the least used by the 95th percentile reads every series' rates: {in_scope:,} "
+                             f"series x {p95.points(15.0):,} = more than the {P95_MAX_VALUES:,} rates one ranking may "
+                             "read: narrow the scope (switch, poller group, group) or the window, or rank by average")
+        aggs, totals = queries.aggregate(plan, sel, params, filter_first, "peak", False, None)
+        _p95_all(aggs, p95)
+    else:
+        aggs, totals = queries.aggregate(plan, sel, params, filter_first, "peak", True, P95_CANDIDATES)
+        if not _p95_top(aggs, req.n, p95) and totals.count > len(aggs):
+            raise BadRequest(f"ranking by the 95th percentile did not settle within the {P95_CANDIDATES:,} series of "
+                             "highest peak: narrow the scope or the window, or rank by peak or average")
+    ranked = [a for a in aggs if p95.computed.get(a.series_id) is not None]
+    sign = -1 if req.order == "top" else 1
+    ranked.sort(key=lambda a: (sign * p95.computed[a.series_id], a.series_id))
+    return ranked[:req.n], totals
 
 
 def build(req: TalkersRequest) -> Ranking:
@@ -153,32 +176,28 @@ def build(req: TalkersRequest) -> Ranking:
                          + (f" (direction {req.direction})" if req.direction != "both" else ""))
     cut = traffic_queries.retention_cutoffs(now)
     plan = queries.plan(lo, hi, in_scope, cut, done)
-    aggs = [a for a in queries.aggregate(plan, sel, params, filter_first=in_scope * 2 < archive) if a.drawn_s > 0]
+    filter_first = in_scope * 2 < archive
     p95 = P95(plan, cut, done)
     if req.by == "p95":
-        if req.order == "top":
-            _p95_top(aggs, req.n, p95)
-        else:
-            _p95_all(aggs, p95)
+        head, totals = _by_p95(req, plan, sel, params, filter_first, p95, in_scope)
+    else:
+        head, totals = queries.aggregate(plan, sel, params, filter_first, req.by, req.order == "top", req.n)
     value = {"average": lambda a: a.average, "peak": lambda a: a.peak,
              "p95": lambda a: p95.computed.get(a.series_id)}[req.by]
-    ranked = [a for a in aggs if value(a) is not None]
-    sign = -1 if req.order == "top" else 1
-    ranked.sort(key=lambda a: (sign * value(a), a.series_id))
-    head, rest = ranked[:req.n], ranked[req.n:]
     rate = req.unit == "rate"
-    total_avg = sum(a.average or 0.0 for a in aggs) if rate else None
     infos = {s.id: s for s in catalog.load_series([a.series_id for a in head])}
     rows = [Row(i + 1, infos[a.series_id], a, p95.computed.get(a.series_id), value(a),
-                (a.average or 0.0) / total_avg if rate and total_avg else None) for i, a in enumerate(head)]
-    rest_avg = sum(a.average or 0.0 for a in rest) if rate else None
-    kb_known = all(a.kb is not None for a in rest)
-    other = Other(len(rest), rest_avg, sum(a.total * a.kb for a in rest if a.kb) if kb_known else None,
-                  sum(a.total for a in rest), rest_avg / total_avg if rate and total_avg else None)
+                (a.average or 0.0) / totals.average if rate and totals.average else None) for i, a in enumerate(head)]
+    rest_avg = totals.average - sum(a.average or 0.0 for a in head)
+    rest_bytes = (totals.total_bytes - sum(a.total * (a.kb or 0) for a in head)
+                  if totals.total_bytes is not None else None)
+    other = Other(totals.count - len(head), rest_avg if rate else None, rest_bytes,
+                  totals.total - sum(a.total for a in head),
+                  rest_avg / totals.average if rate and totals.average else None)
     label = "% of capacity" if req.unit == "pct" else UNIT_LABEL[req.metric]
-    r = Ranking(req, plan.start, plan.end, plan, label, rows, other, in_scope, len(ranked),
-                in_scope - no_capacity - len(aggs), no_capacity)
-    if req.by == "p95" and aggs:
+    r = Ranking(req, plan.start, plan.end, plan, label, rows, other, in_scope, totals.count,
+                in_scope - no_capacity - totals.count, no_capacity)
+    if req.by == "p95":
         r.p95_basis = p95.basis(min(row.info.poll_interval_s for row in rows) if rows else 15.0)
         r.p95_computed = len(p95.computed)
     r.notes = _notes(r, hi)

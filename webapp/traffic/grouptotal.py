@@ -59,7 +59,7 @@ def _total_unit(unit: str) -> str:
 
 def as_json(tot: Total, plotted: list, with_points: bool) -> dict:
     finite = tot.avg[~np.isnan(tot.avg)]
-    d = {"members": len(plotted), "average": tot.average(plotted),
+    d: dict = {"members": len(plotted), "average": tot.average(plotted),
          "peak": float(finite.max()) if len(finite) else None,
          "total": int(tot.delta.sum()) if tot.delta is not None else None, "total_unit": tot.unit,
          "n_points": len(tot.t)}

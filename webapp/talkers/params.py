@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 from collector.core.isotime import iso
 from webapp.traffic import tiers
-from webapp.traffic.params import BadRequest, PlotRequest, parse_time, resolve_range, single
+from webapp.traffic.params import BadRequest, PlotRequest, parse_window, resolve_range, single
 
 RANGES = ("1h", "3h", "24h", "7d", "30d", "1y")
 ENTITIES = ("port", "vp", "vc", "any")
@@ -83,16 +83,7 @@ def _choice(params: Mapping, name: str, allowed, default: str) -> str:
 
 
 def parse(params: Mapping) -> TalkersRequest:
-    start_text, end_text = single(params, "start"), single(params, "end")
-    rng = single(params, "range", "custom" if (start_text or end_text) else "24h")
-    if rng not in (*RANGES, "custom"):
-        raise BadRequest(f"range={rng!r}: use one of {', '.join(RANGES)}, or start and end")
-    start = parse_time("start", start_text) if start_text else None
-    end = parse_time("end", end_text) if end_text else None
-    if rng == "custom" and start is None:
-        raise BadRequest("a custom window needs start (and end, default now), ISO 8601")
-    if rng != "custom" and (start or end):
-        raise BadRequest(f"range={rng} and start/end contradict; give one or the other")
+    rng, start, end = parse_window(params, (*RANGES, "custom"))
     scopes = {k: single(params, k).strip() for k in ("switch", "poller_group", "group")}
     given = [k for k, v in scopes.items() if v]
     if len(given) > 1:

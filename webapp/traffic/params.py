@@ -103,6 +103,22 @@ def parse_ids(params: Mapping) -> tuple[int, ...]:
     return tuple(ids)
 
 
+def parse_window(params: Mapping, choices: tuple[str, ...]) -> tuple[str, datetime | None, datetime | None]:
+    """(range, start, end) of a request: a range among `choices` (custom: start and end, ISO 8601)."""
+    start_text, end_text = single(params, "start"), single(params, "end")
+    rng = single(params, "range", "custom" if (start_text or end_text) else "24h")
+    if rng not in choices:
+        raise BadRequest(f"unknown range {rng!r}; use one of {', '.join(c for c in choices if c != 'custom')} "
+                         "(custom: give start and end)")
+    start = parse_time("start", start_text) if start_text else None
+    end = parse_time("end", end_text) if end_text else None
+    if rng == "custom" and start is None:
+        raise BadRequest("a custom range needs start (and end, default now), ISO 8601")
+    if rng != "custom" and (start or end):
+        raise BadRequest(f"range={rng} and start/end contradict; give one or the other")
+    return rng, start, end
+
+
 def parse(params: Mapping) -> PlotRequest:
     ids = parse_ids(params)
     group_text = single(params, "g").strip()
@@ -117,17 +133,7 @@ def parse(params: Mapping) -> PlotRequest:
     if res not in tiers.CHOICES:
         raise BadRequest(f"unknown resolution {res!r}; use one of {', '.join(tiers.CHOICES)}")
     stack = on_off(params, "stack", bool(group_text))
-    start_text, end_text = single(params, "start"), single(params, "end")
-    rng = single(params, "range", "custom" if (start_text or end_text) else "24h")
-    if rng not in tiers.RANGE_CHOICES:
-        raise BadRequest(f"unknown range {rng!r}; use one of {', '.join(tiers.RANGE_CHOICES)} "
-                         "(custom: give start and end)")
-    start = parse_time("start", start_text) if start_text else None
-    end = parse_time("end", end_text) if end_text else None
-    if rng == "custom" and start is None:
-        raise BadRequest("a custom range needs start (and end, default now), ISO 8601")
-    if rng != "custom" and (start or end):
-        raise BadRequest(f"range={rng} and start/end contradict; give one or the other")
+    rng, start, end = parse_window(params, tiers.RANGE_CHOICES)
     return PlotRequest(ids, rng, start, end, unit, res, stack, int(group_text) if group_text else None)
 
 

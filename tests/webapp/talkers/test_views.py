@@ -84,7 +84,7 @@ def test_the_page_shows_the_ranking(net, client):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("range=2d", "range='2d'"),
+    ("range=2d", "unknown range '2d'"),
     ("switch=nope", "no switch 'nope'"),
     ("poller_group=mars", "no switch in poller group 'mars'"),
     ("group=nope", "no group 'nope'"),

@@ -10,6 +10,7 @@ import time
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import Max
 
 from collector.billing import compute, periods
 from collector.billing.models import Bill, Period
@@ -32,7 +33,10 @@ def run(budget_s: float = 240.0, now: datetime | None = None) -> dict:
     started = time.monotonic()
     now = now or compute.db_now()
     closed, refreshed, failed = 0, 0, {}
-    for bill in Bill.objects.select_related("group").order_by("id"):
+    # The stalest estimate first: a run cut short by its budget never starves the same bills.
+    fresh = dict(Period.objects.filter(closed=False).values_list("bill_id").annotate(at=Max("computed_at")))
+    bills = sorted(Bill.objects.select_related("group"), key=lambda b: (b.id in fresh, fresh.get(b.id), b.id))
+    for bill in bills:
         if time.monotonic() - started > budget_s:
             break
         try:

@@ -11,8 +11,12 @@ NULLABLE_NUMBER = {"type": ["number", "null"]}
 NULLABLE_INT = {"type": ["integer", "null"]}
 
 SELECTION_PARAMS = [
-    {"name": "s", "in": "query", "required": True, "schema": {"type": "string", "pattern": r"^\d+(,\d+)*$"},
-     "description": "Series ids, comma separated (or repeated). At most 50.", "example": "12,13"},
+    {"name": "s", "in": "query", "schema": {"type": "string", "pattern": r"^\d+(,\d+)*$"},
+     "description": "Series ids, comma separated (or repeated). At most 50. Required unless g is given.",
+     "example": "12,13"},
+    {"name": "g", "in": "query", "schema": {"type": "integer"},
+     "description": "A group's id instead of s: its member series (at most 50), stacked by default, with their "
+                    "total (the sum of the members' averages per bucket; 1-minute buckets or coarser)."},
     {"name": "range", "in": "query", "schema": {"type": "string", "enum": list(tiers.RANGE_CHOICES), "default": "24h"},
      "description": "Time scale ending now; `all` = all available data; `custom` with start/end."},
     {"name": "start", "in": "query", "schema": {"type": "string", "format": "date-time"},
@@ -127,6 +131,13 @@ SCHEMAS = {
         "resolution": {"type": "string", "enum": list(tiers.RESOLUTIONS)}, "resolution_label": {"type": "string"},
         "resolution_seconds": {"type": "number"}, "unit": {"type": "string", "enum": list(units.UNITS)},
         "unit_label": {"type": "string"}, "stack": {"type": "boolean"}, "query": {"type": "string"},
+        "group": {"type": ["object", "null"], "description": "the group plotted (g=) and its total line",
+                  "properties": {"id": {"type": "integer"}, "name": {"type": "string"},
+                                 "total": {"type": ["object", "null"], "properties": {
+                                     "members": {"type": "integer"}, "average": NULLABLE_NUMBER,
+                                     "peak": NULLABLE_NUMBER, "total": NULLABLE_INT,
+                                     "total_unit": {"type": ["string", "null"]}, "n_points": {"type": "integer"},
+                                     "points": {"type": "object", "description": "t, avg, total, drawn"}}}}},
         "notes": {"type": "array", "items": {"type": "string"}}, "server_ms": {"type": "number"},
         "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesData"}},
         "burst_rule": {"$ref": "#/components/schemas/BurstRule"},

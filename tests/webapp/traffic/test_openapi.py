@@ -139,7 +139,9 @@ def test_real_answers_match_the_schemas(net, client):
     group = edit.save(edit.spec_from("asx-ports", "", "switch=asx-1"))
     bill = Bill.objects.create(name="acme", group=group, starts=net.start.date())
     closing.run()
-    for url, name in [("/talkers/api?range=24h", "Talkers"), ("/talkers/api?range=7d&by=p95&entity=any", "Talkers"),
+    g = edit.save(edit.spec_from("rx-tx", f"{net.rx.id} {net.tx.id}", ""))
+    for url, name in [(f"/traffic/api/data?g={g.id}&range=24h", "Data"), ("/talkers/api?range=24h", "Talkers"),
+                      ("/talkers/api?range=7d&by=p95&entity=any", "Talkers"),
                       ("/talkers/api?range=2d", "Error"), ("/groups/api", "GroupList"),
                       (f"/groups/api/{group.id}", "Group"), ("/groups/api/987654", "Error"),
                       ("/bills/api", "BillList"), (f"/bills/api/{bill.id}", "Bill"), ("/bills/api/987654", "Error")]:

@@ -116,3 +116,14 @@ def test_closing_freezes_each_due_period_once_and_the_database_refuses_a_change(
         edit.save(spec(site, starts=bill.starts, time_zone="UTC", billing_day=15), bill)
     changed = edit.save(spec(site, starts=bill.starts, time_zone="UTC", mode="quota", quota_bytes=10**9), bill)
     assert changed.mode == "quota"
+
+
+def test_the_command_runs_what_the_beat_task_runs(site):
+    import io
+
+    from django.core.management import call_command
+
+    edit.save(spec(site))
+    out = io.StringIO()
+    call_command("close_bills", stdout=out)
+    assert "refreshed 1 estimate(s)" in out.getvalue() and Period.objects.filter(closed=False).count() == 1

@@ -160,3 +160,17 @@ def test_a_group_in_use_is_not_deleted(inv):
     with pytest.raises(GroupError, match="used by bill acme"):
         edit.delete(g)
     assert Group.objects.filter(pk=g.pk).exists()
+
+
+def test_ten_thousand_and_one_series_are_refused_naming_the_limit(inv):
+    from collector.archive.models import Series
+    from collector.groups.resolve import MAX_MEMBERS
+
+    port = inv["b2"]
+    Series.objects.bulk_create([Series(switch=inv["asx"], object_name="chanCells", index=f"B2.9.{i}", kind="counter",
+                                       port=port, direction="in", metric="cells", unit="cells")
+                                for i in range(MAX_MEMBERS + 1)], batch_size=5000)
+    with pytest.raises(TooManyMembers, match=r"has 10,00[0-9] member series; a group holds at most 10,000 "
+                                             r"\(collector/groups MAX_MEMBERS\)"):
+        edit.save(edit.spec_from("huge", "", "switch=asx-1 port=B2 direction=in"))
+    assert not Group.objects.filter(name="huge").exists()

@@ -19,7 +19,8 @@ def inv():
 
 
 def test_check_then_save_a_group_and_read_it(client, inv):
-    form = {"name": "a-ports", "description": "port A1", "series": str(inv["vc"].id), "rules": "port=A*\n# note\n"}
+    form = {"name": "a-ports", "description": "port A1", "series": str(inv["vc"].id),
+            "rules": "switch=asx-1 port=A*\n# note\n"}
     r = client.post("/groups/new", form | {"action": "check"})
     assert r.status_code == 200 and "3 member series now: rule 1 matches 2" in r.content.decode()
     assert not Group.objects.exists()
@@ -30,7 +31,7 @@ def test_check_then_save_a_group_and_read_it(client, inv):
     assert "Plot stacked, with the total" in page and f"/traffic/?g={g.id}" in page and "port=A*" in page
     body = client.get(f"/groups/api/{g.id}").json()
     assert {m["id"] for m in body["members"]} == {inv["a1_in"].id, inv["a1_out"].id, inv["vc"].id}
-    assert body["rules"] == [{"text": "port=A*", "matches": 2}] and body["static"] == [inv["vc"].id]
+    assert body["rules"] == [{"text": "switch=asx-1 port=A*", "matches": 2}] and body["static"] == [inv["vc"].id]
     assert [o["kind"] for o in body["objects"]] == ["port", "vc"]
     assert client.get("/groups/api").json()["groups"][0]["name"] == "a-ports"
 

@@ -48,6 +48,9 @@ def test_talkers_page_ranks_and_its_form_changes_the_ranking(net, live_server, p
     rows = page.locator("#talkers tbody tr")
     assert rows.count() == 3 and "eth0" in rows.nth(0).inner_text()
     shot(page, "talkers")
+    page.goto(f"{live_server.url}/talkers/?range=24h&n=2")
+    assert "other (1 series)" in page.inner_text("#talkers-other")
+    shot(page, "talkers-other")
     page.select_option("select[name=entity]", "vc")
     page.select_option("select[name=by]", "p95")
     with page.expect_navigation():

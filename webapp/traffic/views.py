@@ -24,14 +24,13 @@ from collector.core.isotime import iso
 from collector.inventory.models import Switch
 from webapp.budget import TooSlow, budget_ms, is_timeout, statement_budget, too_slow_response
 from webapp.traffic import (
-    bursts,
     catalog,
+    compare,
     csvexport,
     exportjobs,
     openapi,
     params,
-    plots,
-    runbands,
+    plotfigure,
     service,
     streamslots,
     tiers,
@@ -101,16 +100,10 @@ def data(request: HttpRequest) -> HttpResponse:
     figure = params.on_off(request.GET, "figure", False)
     with_points = params.on_off(request.GET, "points", True)
     with_p95 = params.on_off(request.GET, "p95", True)
-    rule = bursts.rule_from(request.GET)
-    plan, _ = service.resolve(req)
-    plotted = service.fetch(plan, with_p95=with_p95)
-    body = service.data_json(plan, plotted, with_points=with_points)
-    found = bursts.attach(body, plotted, rule, plan.res == "raw")
-    body["runs"] = runbands.runs_json(plan.runs)
-    if figure:
-        body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
-                                     plan.req.stack)
-        body["figure"]["layout"]["shapes"] += bursts.bands(found) + runbands.bands(plan.runs, plan.now)
+    body, fig = plotfigure.data_body(request, plotfigure.planned(req), with_figure=figure, with_points=with_points,
+                                     with_p95=with_p95)
+    if fig is not None:
+        body["figure"] = fig
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     response = fast_json(body)
     response["Server-Timing"] = f"app;dur={body['server_ms']}"
@@ -135,6 +128,7 @@ def export(request: HttpRequest) -> HttpResponse:
     budget: the COPY sets its own, and its transaction outlives this function (streaming)."""
     raw = params.on_off(request.GET, "raw", False)
     plan, _ = service.resolve(params.parse(request.GET), for_csv=True, res="raw" if raw else None)
+    compare.attach(plan, for_csv=True)
     size = csvexport.cells(plan)
     if request.method == "POST":
         return exportjobs.start(request, plan, raw)

@@ -16,7 +16,7 @@ Bounded, because a render is heavy (a browser tab, ~0.2 s warm, ~3 s for the fir
 - at most MAX_SERIES lines and the plot's points (params.py), stated in the 400;
 - cached (Django's cache, redis): an image of a range that reaches now for CELLAR_IMAGE_CACHE_S,
   of a range wholly in the past for a day; the key is the selection, the zone, size, format and
-  the range made absolute (so "24h" is re-rendered as time moves on).
+  the range (a range ending now, "24h", by its cache period: it is drawn anew as time moves on).
 """
 from __future__ import annotations
 
@@ -87,7 +87,13 @@ def titled(fig: dict, p: Plan, zone: ZoneInfo, w: int, h: int) -> dict:
 
 
 def cache_key(query: str, fmt: str, w: int, h: int, zone: ZoneInfo, p: Plan) -> str:
-    text = "|".join([query, fmt, str(w), str(h), zone.key, iso(p.start), iso(p.end)])
+    """A fixed range is its own key; a range ending now ("24h") is keyed by its cache period, so
+    requests within one period share an image and the next period draws the newer data."""
+    if p.req.range == "custom":
+        when = f"{iso(p.start)}/{iso(p.end)}"
+    else:
+        when = f"{p.req.range}@{int(p.now.timestamp()) // max(1, settings.CELLAR_IMAGE_CACHE_S)}"
+    text = "|".join([query, fmt, str(w), str(h), zone.key, when])
     return "cellar-image:" + hashlib.sha256(text.encode()).hexdigest()
 
 

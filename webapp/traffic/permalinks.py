@@ -59,7 +59,10 @@ def image_response(request: HttpRequest, query: QueryDict, fmt: str, *, private:
     r = HttpResponse(data, content_type=images.FORMATS[fmt])
     r["X-Cellar-Cache"] = "hit" if hit else "miss"
     r["Content-Disposition"] = f'inline; filename="cellar-plot.{fmt}"'
-    patch_cache_control(r, private=private, max_age=ttl)
+    if private:
+        patch_cache_control(r, private=True, max_age=ttl)
+    else:
+        patch_cache_control(r, public=True, max_age=ttl)
     return r
 
 

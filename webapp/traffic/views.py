@@ -7,6 +7,7 @@ a 503 saying the limit and what to do, never a 500.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from webapp.traffic import (
     exportjobs,
     openapi,
     params,
+    permalinks,
     plotfigure,
     service,
     streamslots,
@@ -75,18 +77,24 @@ def fast_json(body: dict) -> HttpResponse:
 @answers_400("html")
 def page(request: HttpRequest) -> HttpResponse:
     req = params.parse(request.GET)
+    if not any(request.GET.get(k) for k in ("range", "start", "end")):
+        req = dataclasses.replace(req, range="auto")    # 24 h, or less when the data is younger
     selected = catalog.load_series(list(req.series_ids))
     if req.unit != "auto":
         for s in selected:
             units.factor(s, req.unit)
     if req.range == "custom":
         params.resolve_range(req, timezone.now(), None)
+    zone = plotfigure.zone_for(request, req)
     state = {"series": [s.as_json() for s in selected], "range": req.range,
              "start": iso(req.start) if req.start else None, "end": iso(req.end) if req.end else None,
-             "unit": req.unit, "res": req.res, "stack": req.stack}
+             "unit": req.unit, "res": req.res, "stack": req.stack, "zone": zone.key,
+             "compare": ",".join(c.query_text() for c in req.compare)}
+    user = request.user
     return render(request, "traffic/plot.html", {
         "state": state, "ranges": tiers.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [
-            (u.key, u.label) for u in units.UNITS.values()],
+            (u.key, u.label) for u in units.UNITS.values()], "zone": zone.key,
+        "can_save_view": user.has_perm(permalinks.SAVE_VIEWS), "can_mint_image": user.has_perm(permalinks.MINT_LINKS),
         "resolutions": [("auto", "automatic")] + [(r, tiers.RES_LABEL[r]) for r in tiers.RESOLUTIONS]})
 
 

@@ -167,5 +167,6 @@ def env_zone(name: str, default: str) -> str:
     try:
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
-        raise EnvError(f"{name}={value!r} is not an IANA time zone name (UTC, Europe/Berlin, America/Chicago)") from None
+        raise EnvError(f"{name}={value!r} is not an IANA time zone name (UTC, Europe/Berlin, "
+                       "America/Chicago)") from None
     return value

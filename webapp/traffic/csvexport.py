@@ -4,8 +4,8 @@ PostgreSQL writes the CSV (collector/archive/export.py: one COPY whose rows stre
 as the query reads them: raw samples through the (switch, time) index of each chunk, in time
 order). This module says which query.
 
-Columns: `time` (ISO 8601 UTC, or with tz= the zone's offset; a sample's time is the end of its interval, a bucket's time is
-its start), then per series, named by its label, value columns with their unit in brackets and
+Columns: `time` (ISO 8601 UTC, or with tz= the zone's offset; a sample's time is the end of its
+interval, a bucket's time is its start), then per series, named by its label, value columns with their unit in brackets and
 a flags column. Totals (`delta`, `total`) are the archived integer deltas: the `total` column
 of the plot's resolution sums to exactly the traffic drawn in the range; the raw `delta` column
 also keeps deltas that are not drawn (OVER_CAPACITY), flagged. Failed polls (poll log) appear

@@ -24,7 +24,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 

@@ -26,7 +26,8 @@ SELECTION_PARAMS = [
     {"name": "res", "in": "query", "schema": {"type": "string", "enum": list(tiers.CHOICES), "default": "auto"},
      "description": "auto: the finest resolution giving at most ~2000 points per series."},
     {"name": "stack", "in": "query", "schema": {"type": "string", "enum": ["0", "1"], "default": "0"}},
-    {"name": "compare", "in": "query", "schema": {"type": "string", "pattern": r"^(\d+:)?\d+[mhdwy](,(\d+:)?\d+[mhdwy])*$"},
+    {"name": "compare", "in": "query",
+     "schema": {"type": "string", "pattern": r"^(\d+:)?\d+[mhdwy](,(\d+:)?\d+[mhdwy])*$"},
      "description": "The same series an offset earlier, dashed (1d, 7d, 1w, 12h, 90m, 1y), or series:offset "
                     "(12:1d) for one series; at most 4. Added to the JSON (compare) and CSV (columns after the "
                     "plot's). 400 when the earlier period is before the archive's first data."},

@@ -5,11 +5,12 @@ as the query reads them: raw samples through the (switch, time) index of each ch
 order). This module says which query.
 
 Columns: `time` (ISO 8601 UTC, or with tz= the zone's offset; a sample's time is the end of its
-interval, a bucket's time is its start), then per series, named by its label, value columns with their unit in brackets and
-a flags column. Totals (`delta`, `total`) are the archived integer deltas: the `total` column
-of the plot's resolution sums to exactly the traffic drawn in the range; the raw `delta` column
-also keeps deltas that are not drawn (OVER_CAPACITY), flagged. Failed polls (poll log) appear
-in the flags columns of their switch's series: raw exports get a row per failed poll, bucket
+interval, a bucket's time is its start), then per series, named by its label, value columns
+with their unit in brackets and a flags column; then the same for each comparison (compare=).
+Totals (`delta`, `total`) are the archived integer deltas: the `total` column of the plot's
+resolution sums to exactly the traffic drawn in the range; the raw `delta` column also keeps
+deltas that are not drawn (OVER_CAPACITY), flagged. Failed polls (poll log) appear in the flags
+columns of their switch's series: raw exports get a row per failed poll, bucket
 exports a count per bucket.
 """
 from __future__ import annotations

@@ -6,3 +6,11 @@ class PersonalConfig(AppConfig):
     name = "webapp.personal"
     label = "personal"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
+        from webapp.personal import zones
+
+        # The zone goes into the session at login: pages then read it with no query.
+        user_logged_in.connect(zones.remember_at_login, dispatch_uid="cellar-personal-zone")

@@ -21,11 +21,11 @@ def me(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         name = request.POST.get("time_zone", "").strip()
         if not name:
-            Preference.objects.filter(user=request.user).delete()
+            zones.save(request.user, "", request)
             messages.success(request, f"times are shown in the site's zone, {zones.site_default().key}")
             return HttpResponseRedirect(reverse("personal:me"))
         try:
-            z = zones.save(request.user, name)
+            z = zones.save(request.user, name, request)
         except zones.UnknownZone as exc:
             messages.error(request, str(exc))
             status = 400

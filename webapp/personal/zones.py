@@ -54,9 +54,42 @@ def of_user(user) -> ZoneInfo:
     return site_default()
 
 
-def save(user, name: str) -> ZoneInfo:
-    z = zone(name)
-    Preference.objects.update_or_create(user=user, defaults={"time_zone": z.key})
+SESSION_KEY = "cellar_tz"      # the preference kept in the session: no query per page
+
+
+def for_request(request: HttpRequest) -> ZoneInfo:
+    """The viewer's zone; a session remembers the preference (a token request reads it)."""
+    session = getattr(request, "session", None)
+    user = request.user
+    if session is not None and getattr(user, "is_authenticated", False):
+        kept = session.get(SESSION_KEY)
+        if kept is None:
+            z = of_user(user)
+            session[SESSION_KEY] = z.key if Preference.objects.filter(user_id=user.pk).exists() else ""
+            return z
+        try:
+            return zone(kept) if kept else site_default()
+        except UnknownZone:
+            return site_default()
+    return of_user(user)
+
+
+def remember_at_login(sender, request, user, **kwargs) -> None:
+    if request is not None and getattr(request, "session", None) is not None:
+        name = Preference.objects.filter(user_id=user.pk).values_list("time_zone", flat=True).first()
+        request.session[SESSION_KEY] = name or ""
+
+
+def save(user, name: str, request: HttpRequest | None = None) -> ZoneInfo:
+    """Keep the user's zone ('' : back to the site default); the request's session follows."""
+    if not name:
+        Preference.objects.filter(user=user).delete()
+        z = site_default()
+    else:
+        z = zone(name)
+        Preference.objects.update_or_create(user=user, defaults={"time_zone": z.key})
+    if request is not None and getattr(request, "session", None) is not None:
+        request.session[SESSION_KEY] = z.key if name else ""
     return z
 
 
@@ -86,7 +119,7 @@ class ZoneMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        z = of_user(request.user)
+        z = for_request(request)
         request.viewer_zone = z
         timezone.activate(z)
         try:

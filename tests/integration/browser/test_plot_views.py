@@ -33,9 +33,13 @@ class Page:
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.user = log_in(self.ctx, live_server.url, "operator", username=f"u{id(self)}")
-        if zone:
-            zones.save(self.user, zone)
         self.url = live_server.url
+        if zone:      # as a user does it: the settings page
+            self.page.goto(f"{self.url}/me/")
+            self.page.fill("input[name=time_zone]", zone)
+            self.page.click("#zone-form button")
+            self.page.wait_for_selector("li.msg.success")
+            assert zones.of_user(self.user).key == zone
 
     def loaded(self) -> str:
         self.page.wait_for_function("() => document.getElementById('status').textContent.includes('points per series')",

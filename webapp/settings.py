@@ -84,6 +84,8 @@ try:
     CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
     LOG_LEVEL = env.env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
+    # The zone pages show times in for a viewer who chose none (webapp/personal); data stays UTC.
+    CELLAR_TIME_ZONE = env.env_zone("CELLAR_TIME_ZONE", "UTC")
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None
@@ -105,6 +107,7 @@ INSTALLED_APPS = [
     "collector.poller",
     "collector.studies",
     "webapp.access",
+    "webapp.personal",
     "collector.audit",
     "webapp.traffic",
     "webapp.status",
@@ -127,6 +130,7 @@ MIGRATION_MODULES = {
     "exports": "migrations.exports",
     "external": "migrations.external",
     "access": "migrations.access",
+    "personal": "migrations.personal",
     "audit": "migrations.audit",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
@@ -142,6 +146,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # API tokens, the read permission on every view, rate limits (webapp/access/middleware.py).
     "webapp.access.middleware.AccessMiddleware",
+    # The viewer's time zone (their preference, else CELLAR_TIME_ZONE), after request.user is set.
+    "webapp.personal.zones.ZoneMiddleware",
     "collector.audit.middleware.AuditActorMiddleware",   # who changes what: after request.user is set
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -256,7 +262,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # pysnmp logs full PDUs (community strings included) at debug level: keep it quiet.
     # django-axes logs every successful login at INFO; its failures and lock-outs are warnings.
-    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}, "axes": {"level": "WARNING"},
+                # kaleido's browser driver (plot images) logs each tab and temp dir at INFO.
+                "choreographer": {"level": "WARNING"}, "kaleido": {"level": "WARNING"},
+                "logistro": {"level": "WARNING"}},
 }
 
 # --- Traffic: plots, rollup tiers and retention (webapp/traffic, collector/archive/rollup.py) ---
@@ -298,6 +307,16 @@ try:
     # External series (collector/external): the largest CSV the upload form takes, megabytes
     # (`manage.py import_csv` reads any size; both stop at 1,000,000 rows).
     CELLAR_EXTERNAL_UPLOAD_MAX_MB = env.env_int("CELLAR_EXTERNAL_UPLOAD_MAX_MB", 20, minimum=1, maximum=200)
+    # Plot images (webapp/traffic/images.py): renders at once in the whole web tier (each web
+    # process keeps one headless chromium through kaleido), the longest a render may take, the
+    # longest a request waits for a free render, and how long an image of a range that reaches
+    # now is cached (a range wholly in the past: a day).
+    CELLAR_IMAGE_RENDERS = env.env_int("CELLAR_IMAGE_RENDERS", 2, minimum=1, maximum=64)
+    CELLAR_IMAGE_TIMEOUT_S = env.env_int("CELLAR_IMAGE_TIMEOUT_S", 20, minimum=2, maximum=300)
+    CELLAR_IMAGE_WAIT_S = env.env_int("CELLAR_IMAGE_WAIT_S", 5, minimum=0, maximum=60)
+    CELLAR_IMAGE_CACHE_S = env.env_int("CELLAR_IMAGE_CACHE_S", 60, minimum=0, maximum=86400)
+    # Chromium for the images (kaleido drives it; nothing is downloaded). Default Debian's.
+    CELLAR_CHROMIUM = env.env_str("CELLAR_CHROMIUM", "/usr/bin/chromium")
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

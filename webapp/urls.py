@@ -24,5 +24,7 @@ urlpatterns = [
     path("exports/", include("webapp.exports.urls")),
     path("external/", include("webapp.external.urls")),
     path("analysis/", include("webapp.analysis.urls")),
+    path("me/", include("webapp.personal.urls")),
+    path("", include("webapp.traffic.permalink_urls")),
     path("", include("webapp.status.urls")),
 ]

@@ -1,8 +1,9 @@
 """The three roles, as Django groups with permissions, and the checks views use.
 
 viewer:   reads pages, plots, CSV and the JSON API.
-operator: a viewer who also checks switches and hosts now, creates experiment runs and imports
-          external series from CSV (and, as they come, alert rules and saved views).
+operator: a viewer who also checks switches and hosts now, creates experiment runs, imports
+          external series from CSV, saves views (short URLs) and makes image links (and, as
+          they come, alert rules).
 admin:    an operator who also edits the inventory and its SNMP credentials in the admin (is_staff),
           sees the audit trail and manages everyone's API tokens.
 Superusers have every permission. Users and groups are managed by superusers (admin or
@@ -36,7 +37,7 @@ IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new o
 VIEWER = (READ,)
 OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_experimentrun",
                      "studies.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
-                     "external.view_externalseries")
+                     "external.view_externalseries", "personal.add_savedview", "personal.add_imagelink")
 ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")

@@ -5,7 +5,7 @@ well formed, that every route under /traffic/api/ is in it, and that real answer
 """
 from __future__ import annotations
 
-from webapp.traffic import tiers, units
+from webapp.traffic import openapi_links, tiers, units
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 NULLABLE_INT = {"type": ["integer", "null"]}
@@ -13,8 +13,10 @@ NULLABLE_INT = {"type": ["integer", "null"]}
 SELECTION_PARAMS = [
     {"name": "s", "in": "query", "required": True, "schema": {"type": "string", "pattern": r"^\d+(,\d+)*$"},
      "description": "Series ids, comma separated (or repeated). At most 50.", "example": "12,13"},
-    {"name": "range", "in": "query", "schema": {"type": "string", "enum": list(tiers.RANGE_CHOICES), "default": "24h"},
-     "description": "Time scale ending now; `all` = all available data; `custom` with start/end."},
+    {"name": "range", "in": "query", "schema": {"type": "string", "enum": [*tiers.RANGE_CHOICES, "auto"],
+                                                  "default": "24h"},
+     "description": "Time scale ending now; `all` = all available data; `custom` with start/end; `auto` = "
+                    "24 h, or from just before the first data when it is younger (what the page opens on)."},
     {"name": "start", "in": "query", "schema": {"type": "string", "format": "date-time"},
      "description": "ISO 8601; UTC when no offset is given. Implies range=custom."},
     {"name": "end", "in": "query", "schema": {"type": "string", "format": "date-time"},
@@ -24,6 +26,14 @@ SELECTION_PARAMS = [
     {"name": "res", "in": "query", "schema": {"type": "string", "enum": list(tiers.CHOICES), "default": "auto"},
      "description": "auto: the finest resolution giving at most ~2000 points per series."},
     {"name": "stack", "in": "query", "schema": {"type": "string", "enum": ["0", "1"], "default": "0"}},
+    {"name": "compare", "in": "query",
+     "schema": {"type": "string", "pattern": r"^(\d+:)?\d+[mhdwy](,(\d+:)?\d+[mhdwy])*$"},
+     "description": "The same series an offset earlier, dashed (1d, 7d, 1w, 12h, 90m, 1y), or series:offset "
+                    "(12:1d) for one series; at most 4. Added to the JSON (compare) and CSV (columns after the "
+                    "plot's). 400 when the earlier period is before the archive's first data."},
+    {"name": "tz", "in": "query", "schema": {"type": "string"}, "example": "Europe/Berlin",
+     "description": "IANA zone of the figure's axis and hover labels and of the CSV's times (ISO 8601 with "
+                    "the offset); default: the viewer's zone for figures, UTC (Z) for the CSV."},
 ]
 
 ERROR = {"description": "Bad input: the message says what was wrong.",
@@ -130,6 +140,17 @@ SCHEMAS = {
         "notes": {"type": "array", "items": {"type": "string"}}, "server_ms": {"type": "number"},
         "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesData"}},
         "burst_rule": {"$ref": "#/components/schemas/BurstRule"},
+        "zone": {"type": "string", "description": "IANA zone of the figure's times (tz, else the viewer's)"},
+        "compare": {"type": "array", "description": "with compare=: each earlier period of each series, points at "
+                                                    "their own (earlier) times; the figure draws them shifted",
+                    "items": {"type": "object", "required": ["series", "offset", "offset_s", "start", "end", "stats"],
+                              "properties": {
+                                  "series": {"type": "integer"}, "label": {"type": "string"},
+                                  "offset": {"type": "string"}, "offset_s": {"type": "integer"},
+                                  "start": {"type": "string", "format": "date-time"},
+                                  "end": {"type": "string", "format": "date-time"},
+                                  "stats": {"$ref": "#/components/schemas/Stats"}, "n_points": {"type": "integer"},
+                                  "points": {"$ref": "#/components/schemas/Points"}}}},
         "runs": {"type": "array", "description": "experiment runs overlapping the range (at most 50)",
                  "items": {"type": "object", "required": ["id", "name", "start"], "properties": {
                      "id": {"type": "integer"}, "name": {"type": "string"},
@@ -168,7 +189,7 @@ SECURITY_SCHEMES = {
                 "description": "The browser session of a logged-in user (the pages use it)."},
 }
 # Operations counted against the rate limits of webapp/access/ratelimits.py.
-LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis"}
+LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis", "plotPng", "plotSvg", "plotCsv"}
 
 
 def with_access(doc: dict) -> dict:
@@ -185,9 +206,16 @@ def with_access(doc: dict) -> dict:
 
 
 def spec() -> dict:
+    doc = _spec()
+    p = doc["paths"]
+    p.update(openapi_links.paths(SELECTION_PARAMS, p["/traffic/api/data"]["get"], p["/traffic/export.csv"]["get"]))
+    return with_access(doc)
+
+
+def _spec() -> dict:
     json_ok = lambda ref, text: {"description": text,  # noqa: E731
                                  "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
-    return with_access({
+    return {
         "openapi": "3.1.0",
         "info": {"title": "Cellar traffic API", "version": "1",
                  "description": "Read-only: the series Cellar archives, their data at any time scale, and the "
@@ -333,4 +361,4 @@ def spec() -> dict:
                               "409": {"description": "Not done yet", "content": TEXT}}}},
         },
         "components": {"schemas": SCHEMAS},
-    })
+    }

@@ -53,6 +53,22 @@ TABLE = [
     Row("traffic/api/inventory", lambda n: "/traffic/api/inventory", READ_API),
     Row("traffic/api/inventory/<int:switch_id>", lambda n: f"/traffic/api/inventory/{n['sa'].id}", READ_API),
     Row("traffic/api/openapi.json", lambda n: "/traffic/api/openapi.json", READ_API),
+    # A plot's forms (issue 15): like the page; saving views and making image links: operators.
+    Row("traffic/plot.png", lambda n: f"/traffic/plot.png?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/plot.svg", lambda n: f"/traffic/plot.svg?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/plot.csv", lambda n: f"/traffic/plot.csv?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/plot.json", lambda n: f"/traffic/plot.json?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/api/views", lambda n: "/traffic/api/views", (401, 403, 201, 201), "post",
+        lambda n: {"query": f"s={sid(n)}&range=1h"}),
+    Row("traffic/api/image-links", lambda n: "/traffic/api/image-links", (401, 403, 201, 201), "post",
+        lambda n: {"query": f"s={sid(n)}&range=1h"}),
+    Row("v/<str:code>", lambda n: f"/v/{n['view'].code}", (302, 302, 302, 302)),
+    Row("v/<str:code>.<str:fmt>", lambda n: f"/v/{n['view'].code}.csv", (401, 302, 302, 302)),
+    # An image link needs no login (a wiki, a mail): whoever holds it sees that one image.
+    Row("i/<str:secret>.<str:fmt>", lambda n: f"/i/{n['image_link']}.png", (200, 200, 200, 200)),
+    Row("me/", lambda n: "/me/", READ_PAGE),
+    Row("me/image-links/<int:link_id>/revoke", lambda n: "/me/image-links/999999/revoke", (302, 404, 404, 404),
+        "post"),
     Row("datasets/", lambda n: "/datasets/", READ_PAGE),
     Row("datasets/api", lambda n: "/datasets/api", READ_API),
     Row("datasets/export.csv", lambda n: "/datasets/export.csv", READ_API),
@@ -140,6 +156,10 @@ def world(network, monkeypatch, tmp_path):
     network["job"] = finished_export(users["viewer"], tmp_path)
     network["ext"] = external_series()
     network["analysis"] = failed_analysis(users["viewer"])
+    from webapp.personal import links
+
+    network["view"] = links.save_view(f"s={sid(network)}&range=1h", users["operator"])
+    network["image_link"] = links.mint(users["operator"], f"s={sid(network)}&range=1h").secret
     return network, users
 
 

@@ -11,7 +11,6 @@ SHA-256 is stored (the URL is shown once, when it is made).
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,21 +18,17 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from webapp.access.models import digest
 from webapp.personal.models import ImageLink, SavedView
 
 CODE_BYTES = 6                  # 8 url-safe characters: 2^48 codes
 IMAGE_LINK_PREFIX = "img_"
 IMAGE_LINK_MAX_DAYS = 366
 IMAGE_LINK_DEFAULT_DAYS = 90
-LAST_USED_EVERY = timedelta(minutes=1)
 
 
 class LinkError(ValueError):
     """Why a link cannot be made or is not accepted (said to the caller as is)."""
-
-
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def save_view(query: str, owner) -> SavedView:
@@ -81,20 +76,12 @@ def check(secret: str, now: datetime | None = None) -> ImageLink:
     link = ImageLink.objects.select_related("owner").filter(digest=digest(secret)).first()
     if link is None or not secret.startswith(IMAGE_LINK_PREFIX):
         raise LinkError("unknown image link")
-    if link.revoked:
-        raise LinkError(f"image link {link.prefix}… was revoked")
-    if link.expires <= now:
-        raise LinkError(f"image link {link.prefix}… expired at {link.expires:%Y-%m-%d %H:%M} UTC")
-    if not link.owner.is_active:
-        raise LinkError(f"the owner of image link {link.prefix}… is not active")
-    if link.last_used is None or now - link.last_used >= LAST_USED_EVERY:
-        ImageLink.objects.filter(pk=link.pk).update(last_used=now)
+    refusal = link.refusal(link.owner, now)
+    if refusal:
+        raise LinkError(refusal)
+    link.touch(now)
     return link
 
 
 def revoke(link: ImageLink, now: datetime | None = None) -> bool:
-    if link.revoked:
-        return False
-    link.revoked = now or timezone.now()
-    link.save(update_fields=["revoked"])
-    return True
+    return link.revoke(now)

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from webapp.access.models import Credential
+
 
 class Preference(models.Model):
     """The viewer's time zone (IANA name); without a row, the site default CELLAR_TIME_ZONE."""
@@ -34,24 +36,14 @@ class SavedView(models.Model):
         ordering = ["-created"]
 
 
-class ImageLink(models.Model):
+class ImageLink(Credential):
     """A read-only, expiring link to one plot image (/i/<secret>.png) for a wiki or a mail, where no
     login or Authorization header can be sent. Only the SHA-256 of the secret is kept."""
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="image_links")
-    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the link's secret")
-    prefix = models.CharField(max_length=16, help_text="the secret's first characters, to recognise it")
     query = models.TextField(help_text="the plot's query string: the only selection the link shows")
-    created = models.DateTimeField(default=timezone.now)
-    expires = models.DateTimeField()
-    revoked = models.DateTimeField(null=True, blank=True)
-    last_used = models.DateTimeField(null=True, blank=True)
+
+    noun = "image link"
 
     class Meta:
         db_table = "personal_image_link"
         ordering = ["-created"]
-
-    def state(self, now=None) -> str:
-        now = now or timezone.now()
-        if self.revoked:
-            return "revoked"
-        return "expired" if self.expires <= now else "active"

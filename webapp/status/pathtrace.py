@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from collector.inventory.linkinfer import MIN_CONFIDENCE
 from webapp.status.pathmodel import (
     Connection,
     EndpointInfo,
@@ -44,10 +45,42 @@ from webapp.status.pathmodel import (
     Trace,
     XcInfo,
     label_matches_name,
-    port_name_matches,
 )
 
+
+def usable(link: LinkInfo) -> bool:
+    """A link the tracer follows: entered or confirmed by hand (even when contradicted: the
+    contradiction is shown with it), or inferred with enough confidence and no conflict."""
+    if link.state == "confirmed":
+        return True
+    return (link.state == "inferred" and not link.conflict
+            and link.confidence is not None and link.confidence >= MIN_CONFIDENCE)
+
+
+def link_note(link: LinkInfo) -> str:
+    if link.state == "inferred":
+        return (f"inferred link, confidence {link.confidence:.2f}: " + "; ".join(link.evidence))[:500]
+    text = link.note or ("confirmed by an operator" if link.source == "inferred" else "entered by hand")
+    return text + (f" (contradicted: {link.conflict})" if link.conflict else "")
+
 # --------------------------------------------------------------------------- the network
+
+
+def _vpvc(vpi: int, vci: int | None) -> str:
+    return f"{vpi}/{vci}" if vci is not None else f"VP {vpi}"
+
+
+def cycle_words(hops: list[Hop], xc_id: int, vci: int | None, backward: bool = False) -> str:
+    """The cycle of cross-connects a trace ran into, named hop by hop (a trace never loops: it
+    stops there and says so)."""
+    at = next((i for i, h in enumerate(hops) if h.xc.id == xc_id and (h.in_vci == vci or h.xc.kind == "vc")), 0)
+    ring = hops[:at + 1] if backward else hops[at:]
+    steps = " -> ".join(f"{h.switch.name} {h.in_port.name} {_vpvc(h.in_vpi, h.in_vci)}"
+                        f" -> {h.out_port.name} {_vpvc(h.out_vpi, h.out_vci)}" for h in ring)
+    first = ring[0] if ring else None
+    back = f" -> back to {first.switch.name} {first.in_port.name}" if first else ""
+    return f"loops: a cycle of {len(ring)} cross-connect{'s' if len(ring) != 1 else ''}: {steps}{back}"
+
 
 
 class Network:
@@ -108,39 +141,21 @@ class Network:
         explicit: set[int] = set()
         for link in self.links:
             a = self.ports.get(link.a_port_id)
-            if a is None:
+            if a is None or link.state == "rejected" or not usable(link):
                 continue
             if link.b_port_id is not None:
                 b = self.ports.get(link.b_port_id)
                 if b is None:
                     continue
-                self._add(a.id, Neighbor(b, None, link.source, link.id, link.note))
-                self._add(b.id, Neighbor(a, None, link.source, link.id, link.note))
+                note = link_note(link)
+                self._add(a.id, Neighbor(b, None, link.used_as, link.id, note, link.confidence, link.conflict))
+                self._add(b.id, Neighbor(a, None, link.used_as, link.id, note, link.confidence, link.conflict))
                 explicit.update((a.id, b.id))
             elif link.b_host_id is not None and link.b_host_id in self.hosts:
-                self._add(a.id, Neighbor(None, self.hosts[link.b_host_id], link.source, link.id, link.note))
+                self._add(a.id, Neighbor(None, self.hosts[link.b_host_id], link.used_as, link.id, link.note))
                 explicit.add(a.id)
         if not infer:
             return
-        # ILMI neighbour data: port -> (switch by address, port by ifName), either side.
-        by_address: dict[str, list[SwitchInfo]] = {}
-        for s in self.switches.values():
-            if s.address:
-                by_address.setdefault(s.address, []).append(s)
-        for p in sorted(self.ports.values(), key=lambda p: p.id):
-            if p.id in explicit or not p.neighbor_address:
-                continue
-            far_switches = [s for s in by_address.get(p.neighbor_address, []) if s.id != p.switch_id]
-            if len(far_switches) != 1:
-                continue
-            cands = [q for q in self.ports_by_switch.get(far_switches[0].id, [])
-                     if port_name_matches(q, p.neighbor_ifname)]
-            if len(cands) == 1 and cands[0].id not in explicit:
-                q = cands[0]
-                note = f"ILMI: {p.name} reports neighbour {p.neighbor_address} {p.neighbor_ifname}"
-                self._add(p.id, Neighbor(q, None, "inferred-ilmi", None, note))
-                self._add(q.id, Neighbor(p, None, "inferred-ilmi", None, note))
-                explicit.update((p.id, q.id))
         # Port labels naming exactly one host.
         hosts = sorted(self.hosts.values(), key=lambda h: h.id)
         for p in sorted(self.ports.values(), key=lambda p: p.id):
@@ -150,6 +165,11 @@ class Network:
             if len(hits) == 1:
                 self._add(p.id, Neighbor(None, hits[0], "inferred-label", None,
                                          f"port name '{p.label}' matches host {hits[0].name}"))
+
+    def _far_name(self, nb: Neighbor) -> str:
+        if nb.port is None:
+            return nb.host.name if nb.host else "?"
+        return f"{self.switches[nb.port.switch_id].name} {nb.port.name} ({nb.source})"
 
     def neighbors_of(self, port: PortInfo) -> list[Neighbor]:
         return self.neighbors.get(port.id, [])
@@ -164,7 +184,8 @@ class Network:
         for s in self.switches.values():
             if s.id != port.switch_id and (label_matches_name(port.label, s.name)
                                            or (s.sys_name and label_matches_name(port.label, s.sys_name))):
-                return f"its name '{port.label}' suggests switch {s.name}: add a switch-to-switch link in the inventory"
+                return (f"its name '{port.label}' suggests switch {s.name}, but no link is known: confirm an inferred "
+                        "link or add one in the inventory")
         return f"its name is '{port.label}'"
 
     # -- rates and endpoints ----------------------------------------------------------------
@@ -240,8 +261,7 @@ class Network:
         while True:
             key = (x.id, vci)
             if key in seen:
-                trace.end_kind, trace.stop = (
-                    "loop", f"loops back to {self.switches[x.switch_id].name} {self.ports[x.in_port_id].name}")
+                trace.end_kind, trace.stop = "loop", cycle_words(trace.hops, x.id, vci)
                 trace.stop_short = f"loop at {self.switches[x.switch_id].name}"
                 return
             seen.add(key)
@@ -271,6 +291,12 @@ class Network:
                               f"{out.name} connects to" + (f" ({hint})" if hint else ""))
                 trace.stop_short = f"{sw.name} {out.name} → ?"
                 trace.end_kind = "open"
+                return
+            if len(far) > 1:
+                trace.end_kind, trace.stop = "stop", (
+                    f"leaves {sw.name} on {out.name} as {what}, but the inventory has {len(far)} links on {out.name} "
+                    f"({', '.join(self._far_name(n) for n in far)}): a conflict to settle in the inventory")
+                trace.stop_short = f"{sw.name} {out.name}: conflicting links"
                 return
             nb = far[0]
             assert nb.port is not None  # far keeps only the neighbours with a port
@@ -309,6 +335,11 @@ class Network:
                                     f"{inp.name} connects to" + (f" ({hint})" if hint else ""))
                 trace.start_short, trace.start_kind = f"? → {sw.name} {inp.name}", "open"
                 return
+            if len(far) > 1:
+                trace.start_kind, trace.start_short = "stop", f"{sw.name} {inp.name}: conflicting links"
+                trace.start_stop = (f"enters {sw.name} on {inp.name} as {what}, but the inventory has {len(far)} links "
+                                    f"on {inp.name} ({', '.join(self._far_name(n) for n in far)}): a conflict")
+                return
             nb = far[0]
             assert nb.port is not None  # far keeps only the neighbours with a port
             trace.hops[0].via = nb
@@ -331,7 +362,7 @@ class Network:
             p = prev[0]
             p_in_vci = p.in_vci if p.kind == "vc" else in_vci
             if (p.id, p_in_vci) in seen:
-                trace.start_stop = f"loops back to {self.switches[p.switch_id].name}"
+                trace.start_stop = cycle_words(trace.hops, p.id, p_in_vci, backward=True)
                 trace.start_short, trace.start_kind = "loop", "loop"
                 return
             seen.add((p.id, p_in_vci))

@@ -239,8 +239,9 @@ def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool =
         "id", "switch_id", "name", "key", "label", "port_type", "oper_status", "admin_status",
         "neighbor_address", "neighbor_ifname", "description", "is_atm")]
     hosts = [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
-    links = [pm.LinkInfo(*row) for row in Link.objects.values_list(
-        "id", "a_port_id", "b_port_id", "b_host_id", "source", "note")]
+    links = [pm.LinkInfo(*row[:9], tuple(f"{e.get('side')}: {e.get('says')}" for e in (row[9] or [])))
+             for row in Link.objects.values_list("id", "a_port_id", "b_port_id", "b_host_id", "source", "note", "state",
+                                                 "confidence", "conflict", "evidence")]
     if topology_only:
         return NetworkData(pt.Network(sw_info, ports, hosts, links, []), {}, switches)
     xcs = [pm.XcInfo(*row) for row in CrossConnect.objects.values_list(

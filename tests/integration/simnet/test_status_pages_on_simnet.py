@@ -26,7 +26,7 @@ def simnet():
 
     d = Path(tempfile.mkdtemp(prefix="cellar-simnet-status-", dir="/tmp"))
     os.chmod(d, 0o755)
-    net = SimNetwork(d, find_free_base_port(4), use_netns=False)
+    net = SimNetwork(d, find_free_base_port(5), use_netns=False)
     net.start()
     try:
         yield net, d

@@ -15,15 +15,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from collector.core.isotime import parse_iso
-from collector.inventory.models import Host, Port, Switch, VirtualChannel
+from collector.inventory.models import Host, Switch, VirtualChannel
 from webapp.status import hopcount, windowadvice
 from webapp.status import queries as q
 from webapp.status.porttable import port_sort_key
 from webapp.status.views.common import (
-    find_port,
     health_of,
-    not_found,
     plot_url,
+    port_or_404,
     port_url,
     pvc_row,
     stale,
@@ -255,11 +254,9 @@ def trace_vc(request: HttpRequest) -> HttpResponse:
     switch, resp = switch_or_404(request, sw_name)
     if resp:
         return resp
-    p = find_port(switch, port_name)
-    if p is None:
-        names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True))
-        return not_found(request, "port", f"{switch.name} {port_name}",
-                         [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names])
+    p, resp = port_or_404(request, switch, port_name)
+    if resp:
+        return resp
     try:
         vpi = int(request.GET.get("vpi", ""))
         vci = int(request.GET["vci"]) if request.GET.get("vci", "") != "" else None

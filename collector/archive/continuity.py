@@ -14,8 +14,12 @@ with the same cell rate over the last polls, says that P and Q are the two ends 
 * rates from the raw archive over the window, split into BUCKETS equal buckets; a VC matches when
   at least MIN_BUCKETS buckets have polls on both sides, its mean rate is at least MIN_RATE cells/s
   on both, and every common bucket agrees within TOLERANCE (relative) or ABS_SLACK cells/s;
-* a port pair is evidence when its VCs match and fewer disagree than match; its weight grows with
-  the number of matching VCs and with both directions (`weight`), never above 0.8.
+* a port pair is evidence only when it could be a cable: every VC or VP (not reserved) one switch
+  cross-connects out of its port has an endpoint on the other's port (`carried`), both ways; and
+  not when the same two cross-connects also match for another pair in opposite roles (the two ends
+  of one end-to-end PVC that keeps its VPI/VCI look like a cable: undecidable, so neither is taken);
+* its weight grows with the number of matching VCs and with both directions (`weight`), never
+  above 0.8.
 
 The findings are inventory evidence rows (kind xc-continuity): collector/inventory/topology.py
 stores them and the inference weighs them with the rest (collector/inventory/linkinfer.py).
@@ -55,7 +59,7 @@ class PairFinding:
 def weight(matched: int, both_directions: bool) -> float:
     if matched <= 0:
         return 0.0
-    return min(0.8, min(0.7, 0.5 + 0.1 * (matched - 1)) + (0.1 if both_directions else 0.0))
+    return round(min(0.8, min(0.7, 0.5 + 0.1 * (matched - 1)) + (0.1 if both_directions else 0.0)), 3)
 
 
 def _endpoint_series() -> tuple[dict, dict]:
@@ -109,6 +113,30 @@ def matches(a: dict[int, float], b: dict[int, float]) -> bool | None:
     return all(abs(a[k] - b[k]) <= max(ABS_SLACK, TOLERANCE * max(a[k], b[k])) for k in common)
 
 
+def _endpoints() -> dict[int, set[tuple]]:
+    """port id -> the VC endpoints ("vc", vpi, vci) discovery found on it, and the VPs ("vp", vpi)
+    that a VP cross-connect switches there (a VPI row of a port is not enough: FORE lists VPI 0 of
+    every port, where VCs terminate or are switched one by one)."""
+    out: dict[int, set[tuple]] = defaultdict(set)
+    for port, vpi, vci in VirtualChannel.objects.filter(gone_at__isnull=True).values_list("port_id", "vpi", "vci"):
+        out[port].add(("vc", vpi, vci))
+    for ip, ivpi, op, ovpi in CrossConnect.objects.filter(gone_at__isnull=True, kind="vp").values_list(
+            "in_port_id", "in_vpi", "out_port_id", "out_vpi"):
+        out[ip].add(("vp", ivpi))
+        out[op].add(("vp", ovpi))
+    return out
+
+
+def carried(keys: set[tuple], far: set[tuple]) -> int:
+    """How many of the VCs/VPs sent out of a port the far port has no endpoint for (0 for a cable:
+    what one switch sends on a cable, the other has configured on it, as a VC or inside a VP)."""
+    missing = 0
+    for kind, vpi, vci in keys:
+        if not (("vc", vpi, vci) in far or ("vp", vpi) in far if kind == "vc" else ("vp", vpi) in far):
+            missing += 1
+    return missing
+
+
 def observe(window_min: float, now: float | None = None) -> list[EvidenceRec]:
     """Continuity findings over the last `window_min` minutes of polls, one per (port, far port)."""
     end = now or time.time()
@@ -116,49 +144,57 @@ def observe(window_min: float, now: float | None = None) -> list[EvidenceRec]:
     control = set(Port.objects.filter(port_type__iexact="CTL").values_list("id", flat=True))
     names = dict(Port.objects.values_list("id", "name"))
     series, switch_of = _endpoint_series()
-    leaving: dict[tuple, list[tuple[int, int, int]]] = defaultdict(list)   # (kind, vpi, vci) -> [(sw, P, sid)]
-    entering: dict[tuple, list[tuple[int, int, int]]] = defaultdict(list)
-    for sw, kind, ip, ivpi, ivci, op, ovpi, ovci in CrossConnect.objects.filter(gone_at__isnull=True).values_list(
-            "switch_id", "kind", "in_port_id", "in_vpi", "in_vci", "out_port_id", "out_vpi", "out_vci"):
+    endpoints = _endpoints()
+    leaving: dict[tuple, list[tuple[int, int, int, int]]] = defaultdict(list)   # key -> [(sw, P, sid, xc)]
+    entering: dict[tuple, list[tuple[int, int, int, int]]] = defaultdict(list)
+    sent: dict[int, set[tuple]] = defaultdict(set)            # port -> keys cross-connected out of it
+    for xc, sw, kind, ip, ivpi, ivci, op, ovpi, ovci in CrossConnect.objects.filter(
+            gone_at__isnull=True).values_list("id", "switch_id", "kind", "in_port_id", "in_vpi", "in_vci",
+                                              "out_port_id", "out_vpi", "out_vci"):
         if ip in control or op in control:
             continue
         out_key, in_key = (kind, ovpi, ovci), (kind, ivpi, ivci)
+        if not _reserved(out_key):
+            sent[op].add(out_key)
         out_sid = series.get((kind, op, ovpi, ovci), {}).get("out") or series.get((kind, ip, ivpi, ivci), {}).get("in")
         in_sid = series.get((kind, ip, ivpi, ivci), {}).get("in") or series.get((kind, op, ovpi, ovci), {}).get("out")
         if out_sid and not _reserved(out_key):
-            leaving[out_key].append((sw, op, out_sid))
+            leaving[out_key].append((sw, op, out_sid, xc))
         if in_sid and not _reserved(in_key):
-            entering[in_key].append((sw, ip, in_sid))
-    wanted = {sid for ends in (leaving, entering) for lst in ends.values() for _, _, sid in lst}
+            entering[in_key].append((sw, ip, in_sid, xc))
+    wanted = {sid for ends in (leaving, entering) for lst in ends.values() for _, _, sid, _ in lst}
     rates = _rates(sorted(wanted), sorted({switch_of[s] for s in wanted}), start, end)
     pairs: dict[tuple[int, int], PairFinding] = {}
+    used: dict[tuple[int, int], set[tuple[int, int]]] = defaultdict(set)    # pair -> (xc leaving, xc entering)
     for key, outs in leaving.items():
-        for x, p, a in outs:
-            for y, q, b in entering.get(key, []):
-                if x == y:
-                    continue
-                verdict = matches(rates.get(a, {}), rates.get(b, {}))
-                if verdict is None:
+        for x, p, a, xc_a in outs:
+            for y, q, b, xc_b in entering.get(key, []):
+                if x == y or matches(rates.get(a, {}), rates.get(b, {})) is not True:
                     continue
                 lo, hi = (p, q) if p < q else (q, p)
                 f = pairs.setdefault((lo, hi), PairFinding(lo, hi, x if lo == p else y, y if lo == p else x))
-                if verdict:
-                    mean = sum(rates[a].values()) / len(rates[a])
-                    vc = f"{key[1]}/{key[2]}" if key[0] == "vc" else f"VP {key[1]}"
-                    f.matched.append(f"{vc} {names.get(p)}->{names.get(q)} {mean:,.0f} cells/s")
-                    f.directions.add("x->y" if lo == p else "y->x")
-                else:
-                    f.disagreed += 1
-    out = []
+                mean = sum(rates[a].values()) / len(rates[a])
+                vc = f"{key[1]}/{key[2]}" if key[0] == "vc" else f"VP {key[1]}"
+                f.matched.append(f"{vc} {names.get(p)}->{names.get(q)} {mean:,.0f} cells/s")
+                f.directions.add("x->y" if lo == p else "y->x")
+                used[(lo, hi)].add((xc_a, xc_b))
+    # A cable carries on one side what the other side has configured: what X sends out of P must
+    # exist on Q. Two ends of one end-to-end PVC with the same VPI/VCI fail this unless the ports
+    # carry nothing else; then the same two cross-connects match in opposite roles for two pairs
+    # (the cable and the path's ends): neither is taken.
     for f in pairs.values():
-        if not f.matched or f.disagreed >= len(f.matched):
+        f.disagreed = carried(sent[f.x_port], endpoints[f.y_port]) + carried(sent[f.y_port], endpoints[f.x_port])
+    cables = {pair: used[pair] for pair, f in pairs.items() if not f.disagreed}
+    twins = {pair for pair, xcs in cables.items() for other, oxcs in cables.items()
+             if other != pair and {(b, a) for a, b in xcs} & oxcs}
+    out = []
+    for pair, f in pairs.items():
+        if f.disagreed or pair in twins:
             continue
         w = weight(len(f.matched), len(f.directions) == 2)
-        says = (f"cross-connect continuity: {len(f.matched)} VC(s) with the same rate on both switches"
-                + (f", {f.disagreed} disagree" if f.disagreed else ""))
+        says = f"cross-connect continuity: {len(f.matched)} VC(s) with the same rate on both switches"
         out.append(EvidenceRec(None, f.x_switch, f.x_port, "xc-continuity", says,
-                               {"port_id_db": f.y_port, "switch_id": f.y_switch, "vcs": f.matched[:20],
-                                "disagreed": f.disagreed}, weight=w))
+                               {"port_id_db": f.y_port, "switch_id": f.y_switch, "vcs": f.matched[:20]}, weight=w))
     return out
 
 

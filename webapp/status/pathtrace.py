@@ -30,6 +30,7 @@ terminate on a switch's control port (FORE CTL).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from collector.inventory.linkinfer import MIN_CONFIDENCE
 from webapp.status.pathmodel import (
@@ -308,10 +309,10 @@ class Network:
                     trace.end_switch, trace.stop_short = nsw, f"{nsw.name} {nb.port.name} (terminates)"
                 else:
                     trace.stop_short = f"stops at {nsw.name} {nb.port.name}"
-                trace.end_via = Neighbor(out, None, nb.source, nb.link_id, nb.note)
+                trace.end_via = replace(nb, port=out)
                 return
             # how the next switch is reached: from this hop's out port, over nb's link
-            x, vci, via = nxt[0], hop.out_vci, Neighbor(out, None, nb.source, nb.link_id, nb.note)
+            x, vci, via = nxt[0], hop.out_vci, replace(nb, port=out)
 
     def _backward(self, trace: Trace, x: XcInfo, in_vci: int | None, seen: set) -> None:
         """Prepend hops before cross-connect x (already the first hop) back to the origin."""

@@ -225,7 +225,7 @@ class Trace:
         for kind in ("inferred", "confirmed", "manual"):
             nbs = kinds.get(kind, [])
             if nbs:
-                conf = [f"{nb.confidence:.2f}" for nb in nbs if nb.confidence is not None]
+                conf = [f"{nb.confidence:.2f}" for nb in nbs if nb.confidence is not None and kind == "inferred"]
                 parts.append(f"{len(nbs)} {kind}" + (f" (confidence {', '.join(conf)})" if conf else ""))
         return f"{len(used)} link{'s' if len(used) != 1 else ''} between switches: " + ", ".join(parts)
 

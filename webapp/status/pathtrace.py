@@ -117,6 +117,8 @@ class Network:
             self.ports_by_switch.setdefault(p.switch_id, []).append(p)
         self.neighbors: dict[int, list[Neighbor]] = {}
         self.attachments: dict[int, list[tuple[PortInfo, Neighbor]]] = {}
+        # inferred links the tracer does not follow (in conflict, too weak), to say so where a trace stops
+        self.unused: dict[int, list[tuple[LinkInfo, PortInfo]]] = {}
         self._build_neighbors(infer)
 
     # -- topology -------------------------------------------------------------------------
@@ -142,6 +144,9 @@ class Network:
         explicit: set[int] = set()
         for link in self.links:
             a = self.ports.get(link.a_port_id)
+            if a is not None and link.b_port_id in self.ports and link.state == "inferred" and not usable(link):
+                for near, far in ((a.id, link.b_port_id), (link.b_port_id, a.id)):
+                    self.unused.setdefault(near, []).append((link, self.ports[far]))
             if a is None or link.state == "rejected" or not usable(link):
                 continue
             if link.b_port_id is not None:
@@ -179,7 +184,12 @@ class Network:
         return sorted(self.attachments.get(host.id, []), key=lambda pn: (pn[1].inferred, pn[0].id))
 
     def switch_hint(self, port: PortInfo) -> str:
-        """A hint from a port label naming a known switch or host ("asx200bx.tioc")."""
+        """Why the port leads nowhere known: an inferred link not followed (in conflict, too weak), or a
+        port label naming a known switch or host ("asx200bx.tioc")."""
+        for link, far in self.unused.get(port.id, []):
+            why = (f"in conflict: {link.conflict}" if link.conflict
+                   else f"confidence {link.confidence or 0:.2f} is below {MIN_CONFIDENCE}")
+            return f"an inferred link to {self.switches[far.switch_id].name} {far.name} is not followed, {why}"
         if not port.label:
             return ""
         for s in self.switches.values():

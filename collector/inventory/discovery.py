@@ -64,7 +64,7 @@ class DiscoveryReport:
         parts = [f"{n} {k}" for k, n in self.counts.items()]
         parts += [f"{n} {k} gone" for k, n in self.gone.items() if n]
         if self.renamed:
-            parts.append(f"{self.renamed} port names made unique")
+            parts.append(f"{self.renamed} ports renamed")
         if self.fitted:
             parts.append(f"{self.fitted} values fitted to their columns")
         if self.claims:
@@ -200,6 +200,8 @@ def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, 
     if_indexes = {k: p.if_index for k, p in existing.items()}
     if_indexes.update({k: v.get("if_index", if_indexes.get(k)) for k, v in seen.items()})
     names = unique_names((k, agents[k], if_indexes.get(k)) for k in agents)
+    # Counted before the ports take their new names: series and history follow the port (its key).
+    report.renamed = sum(1 for k, p in existing.items() if p.name != names[k])
     new, changed = [], []
     for key, values in seen.items():
         port = existing.get(key)
@@ -215,7 +217,6 @@ def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, 
         if key not in seen and port.name != names[key]:
             port.name = names[key]
             changed.append(port)
-    report.renamed = sum(1 for k, p in existing.items() if p.name != names[k] and p.agent_name)
     fields = ["name", "last_seen", "gone_at", *PORT_FIELDS]
     with transaction.atomic():
         Port.objects.bulk_update(changed, fields, batch_size=500)

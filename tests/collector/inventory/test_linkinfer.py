@@ -60,7 +60,8 @@ LLDP_IP2 = ev(4, 41, "lldp", {"chassis": "4:0011", "sys_name": "x", "port_id": "
 ])
 def test_candidates_and_confidence(evidence, expected):
     got = pairs(run(evidence))
-    assert {k: (round(v[0], 3), v[1]) for k, v in got.items()} == {k: (round(v[0], 3), v[1]) for k, v in expected.items()}
+    rounded = {k: (round(v[0], 3), v[1]) for k, v in expected.items()}
+    assert {k: (round(v[0], 3), v[1]) for k, v in got.items()} == rounded
 
 
 def test_contradictory_evidence_is_a_conflict_on_both_candidates():

@@ -165,6 +165,8 @@ def _lldp(walk: Walk, scalars: Mapping[str, Value], ports: Sequence[PortLike], f
         port, _ = lldp_local_port(num, loc, bridge, ports)
         if port is not None:
             ident.lldp_port_ids[port.key] = lldp_id(subtype, value)
+    # lldpRemManAddrTable, where a profile walks it (the built-in ones do not: a Ruijie N18010 answers
+    # it out of order, which stops the walk, and the chassis id and system name identify as well).
     mgmt: dict[tuple[int, ...], list[str]] = {}
     for idx in column(walk, "lldpRemManAddrIfSubtype"):
         # index: time mark, local port, remote index, address subtype, length-prefixed address

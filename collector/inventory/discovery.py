@@ -36,6 +36,9 @@ from collector.inventory.ports import unique_names
 
 log = logging.getLogger(__name__)
 FACT_SCALARS = ("sysDescr", "sysObjectID", "sysUpTime", "sysName")
+# Tables real agents answer out of OID order (LLDP-MIB: by local port): walked without the order
+# check, each row read once (collector/core/snmp.py walk(ordered=False)).
+UNORDERED_TABLES = {"lldpRemChassisId", "lldpLocPortId"}
 # Fore-Switch-MIB switchType (and boardModel) values.
 FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 4: "ASX-200WG", 5: "ASX-200BX", 6: "ASX-200BXE", 8: "ASX-1000",
               15: "TNX-210", 16: "TNX-1100", 17: "ASX-1200", 18: "ASX-4000", 20: "ESX-3000", 22: "ASX-150"}
@@ -98,7 +101,8 @@ async def read_switch(switch: Switch) -> tuple[str, dict, Snapshot, set[str], li
         failures: list[str] = []
         for table, names in _tables(profile).items():
             try:
-                walked.update(await session.walk([object_by_name(c).oid for c in names]))
+                walked.update(await session.walk([object_by_name(c).oid for c in names],
+                                                 ordered=not UNORDERED_TABLES & set(names)))
             except SnmpError as exc:
                 failed.update(names)
                 failures.append(f"{', '.join(names[:3])}{' ...' if len(names) > 3 else ''} ({table}): {exc}")

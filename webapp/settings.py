@@ -118,6 +118,7 @@ INSTALLED_APPS = [
     "collector.external",
     "webapp.external",
     "webapp.analysis",
+    "webapp.topology",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by

@@ -24,5 +24,6 @@ urlpatterns = [
     path("exports/", include("webapp.exports.urls")),
     path("external/", include("webapp.external.urls")),
     path("analysis/", include("webapp.analysis.urls")),
+    path("map/", include("webapp.topology.urls")),
     path("", include("webapp.status.urls")),
 ]

@@ -9,8 +9,8 @@ transmit counter, what port b receives. Cells for ATM ports, octets for the othe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlencode
 from datetime import datetime
+from urllib.parse import urlencode
 
 from django.db import connection
 from django.urls import reverse
@@ -89,6 +89,13 @@ def _direction(series: dict, rates: dict, out_port: int, in_port: int | None) ->
             "unit": ps.unit, "capacity": ps.capacity, "flags": flags}
 
 
+def known_as(state: str, source: str) -> str:
+    """How a link between switches is known: manual, confirmed (inferred, then confirmed) or inferred."""
+    if state == "inferred":
+        return "inferred"
+    return "confirmed" if source == "inferred" else "manual"
+
+
 def plot_url(switch: str, port: str) -> str:
     """The traffic plot of a port, both directions (names may hold "/": a query, not a path)."""
     return reverse("traffic:plot") + "?" + urlencode({"switch": switch, "port": port})
@@ -110,7 +117,7 @@ def build(at: datetime | None = None) -> dict:
         edges.append({"id": f"l{lid}", "link": lid, "kind": "switch", "a": f"switch:{pa.switch_id}",
                       "b": f"switch:{pb.switch_id}", "a_port": pa.name, "b_port": pb.name, "a_port_id": a,
                       "b_port_id": b, "state": state,
-                      "known": "inferred" if state == "inferred" else ("confirmed" if source == "inferred" else "manual"),
+                      "known": known_as(state, source),
                       "confidence": conf, "conflict": conflict,
                       "evidence": sorted({e.get("kind", "") for e in evidence or []})})
     hosts = {}

@@ -15,7 +15,8 @@ def _to_unit(x: float, y: float) -> tuple[float, float]:
 
 def _from_unit(u: float, v: float) -> tuple[float, float]:
     u, v = max(-1.0, min(1.0, u)), max(-1.0, min(1.0, v))
-    return (round(MARGIN + (u + 1) / 2 * (WIDTH - 2 * MARGIN), 1), round(MARGIN + (v + 1) / 2 * (HEIGHT - 2 * MARGIN), 1))
+    return (round(MARGIN + (u + 1) / 2 * (WIDTH - 2 * MARGIN), 1),
+            round(MARGIN + (v + 1) / 2 * (HEIGHT - 2 * MARGIN), 1))
 
 
 def _packed(g) -> dict[str, tuple[float, float]]:
@@ -56,7 +57,7 @@ def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tupl
     placed = {n: stored[n] for n in nodes if n in stored}
     if len(placed) == len(nodes):
         return placed
-    import networkx as nx        # only when some node has no stored position
+    import networkx as nx  # only when some node has no stored position
 
     g = nx.Graph()
     g.add_nodes_from(sorted(nodes))

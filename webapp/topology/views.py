@@ -108,8 +108,8 @@ def path_api(request: HttpRequest) -> JsonResponse:
             nodes.add(f"switch:{h.switch.id}")
             if h.via is not None and h.via.link_id and h.via.port is not None:
                 links.add(f"l{h.via.link_id}")
-        for host, via, port in ((t.start_host, t.start_via, t.first.in_port if t.first else None),
-                                (t.end_host, t.end_via, t.hops[-1].out_port if t.hops else None)):
+        for host, port in ((t.start_host, t.first.in_port if t.first else None),
+                           (t.end_host, t.hops[-1].out_port if t.hops else None)):
             if host is not None and port is not None:
                 links.add(f"h{port.id}-{host.id}")
         traces.append({"hops": [f"{h.switch.name} {h.in_port.name}->{h.out_port.name}" for h in t.hops],

@@ -121,10 +121,15 @@ def path_api(request: HttpRequest) -> JsonResponse:
 @require_POST
 @roles.require(MOVE, "moving nodes on the map needs the operator role")
 def positions_api(request: HttpRequest) -> JsonResponse:
-    """Store node positions: {"positions": {"switch:3": [x, y], ...}}."""
+    """Store node positions: a JSON body {"positions": {"switch:3": [x, y], ...}}, or the same mapping
+    as JSON in the form field "positions"."""
     try:
-        body = json.loads(request.body or b"{}")
-        saved = layout.save(body.get("positions") if isinstance(body, dict) else None, request.user.get_username())
+        if request.content_type == "application/json":
+            body = json.loads(request.body or b"{}")
+            moved = body.get("positions") if isinstance(body, dict) else None
+        else:
+            moved = json.loads(request.POST.get("positions") or "null")
+        saved = layout.save(moved, request.user.get_username())
     except (ValueError, layout.LayoutError) as exc:
         return _bad(str(exc))
     return JsonResponse({"saved": saved})

@@ -99,7 +99,8 @@ class Network:
             if x.in_port_id not in self.ports or x.out_port_id not in self.ports:
                 continue
             (self.gone_xcs if x.gone_at else self.xcs).append(x)
-        self.xcs.sort(key=lambda x: (x.switch_id, self._port_sort(x.in_port_id), x.in_vpi, x.in_vci or -1))
+        order = {pid: self._port_sort(pid) for pid in {x.in_port_id for x in self.xcs}}
+        self.xcs.sort(key=lambda x: (x.switch_id, order[x.in_port_id], x.in_vpi, x.in_vci or -1))
         self.xc_in: dict[tuple, list[XcInfo]] = {}
         self.xc_out: dict[tuple, list[XcInfo]] = {}
         self.xc_by_in_port: dict[int, list[XcInfo]] = {}

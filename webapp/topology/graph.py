@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.db import connection
+from django.db.models import Q
 from django.urls import reverse
 
-from collector.archive.models import Series
 from collector.archive.tiers import TIERS, floor_time
 from collector.inventory.layout import HEIGHT, WIDTH, positions
-from collector.inventory.models import Link, Switch
+from collector.inventory.models import Host, Link, Port, Switch
+from webapp.status import pathmodel as pm
+from webapp.status import pathtrace as pt
 from webapp.status import queries as q
 from webapp.topology.layout import place
 
@@ -31,14 +33,37 @@ class PortSeries:
 
 
 def port_series(port_ids: set[int]) -> dict[tuple[int, str], PortSeries]:
-    """(port, direction) -> its traffic series: cells where counted, else octets."""
+    """(port, direction) -> its traffic series: cells where counted, else octets. One scan of the port
+    series (cheaper than an IN list of thousands of ports), kept for the ports asked."""
     out: dict[tuple[int, str], PortSeries] = {}
-    rows = Series.objects.filter(port_id__in=port_ids, vp__isnull=True, vc__isnull=True, kind="counter",
-                                 gone_at__isnull=True, metric__in=("cells", "octets")).values_list(
-        "id", "port_id", "direction", "unit", "metric", "capacity_per_s").order_by("metric", "id")
-    for sid, port, direction, unit, _metric, cap in rows:      # "cells" sorts before "octets"
-        out.setdefault((port, direction), PortSeries(sid, unit, cap))
+    with connection.cursor() as cur:
+        cur.execute("SELECT id, port_id, direction, unit, capacity_per_s FROM traffic_series WHERE kind = 'counter' "
+                    "AND gone_at IS NULL AND port_id IS NOT NULL AND vp_id IS NULL AND vc_id IS NULL "
+                    "AND metric IN ('cells', 'octets') ORDER BY metric, id")     # "cells" sorts before "octets"
+        for sid, port, direction, unit, cap in cur.fetchall():
+            if port in port_ids:
+                out.setdefault((port, direction), PortSeries(sid, unit, cap))
     return out
+
+
+def _attachments() -> tuple[pt.Network, dict[int, str]]:
+    """Hosts and the ports they are attached to (links to hosts, port names naming one host: the
+    tracer's own rule, webapp/status/pathtrace.py), from the ports that can carry one only."""
+    hosts = [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
+    links = [pm.LinkInfo(i, a, None, h, source=src) for i, a, h, src in Link.objects.filter(
+        b_host__isnull=False).values_list("id", "a_port_id", "b_host_id", "source")]
+    linked = {lk.a_port_id for lk in links}
+    rows = list(Port.objects.present().filter(Q(id__in=linked) | ~Q(label="")).values_list(
+        "id", "switch_id", "name", "key", "label", "port_type", "oper_status"))
+    names = dict(Switch.objects.values_list("id", "name"))
+    ports = [pm.PortInfo(*row) for row in rows]
+    switches = [pm.SwitchInfo(i, n) for i, n in names.items()]
+    return pt.Network(switches, ports, hosts, links, []), names
+
+
+def _url(prefix: str, name: str) -> str:
+    """A status URL of a name that may hold "/", quoted as django.urls.reverse quotes it."""
+    return prefix + quote(name, safe="!$&'()*+,;=/~:@") + "/"
 
 
 def rates_now(switch_ids: set[int], sids: set[int]) -> tuple[dict[int, tuple[float | None, int]], datetime | None]:
@@ -101,21 +126,20 @@ def plot_url(switch: str, port: str) -> str:
     return reverse("traffic:plot") + "?" + urlencode({"switch": switch, "port": port})
 
 
-def build(at: datetime | None = None) -> dict:
-    """The whole map as JSON-ready data (now, or at `at` from the rollups)."""
-    topo = q.load_network(rates=False, topology_only=True).net
-    switches = {s.id: s for s in Switch.objects.only("id", "name", "switch_type", "enabled", "poll_interval_s")}
-    links = list(Link.objects.exclude(state="rejected").filter(b_port__isnull=False).values_list(
-        "id", "a_port_id", "b_port_id", "state", "source", "confidence", "conflict", "evidence"))
-    port_of = topo.ports
+def build(at: datetime | None = None, fresh_layout: bool = False) -> dict:
+    """The whole map as JSON-ready data (now, or at `at` from the rollups); `fresh_layout`: the
+    first layout computed again, not taken from the cache (the benchmark's first visit)."""
+    topo, _ = _attachments()
+    switches = {s.id: s for s in Switch.objects.only("id", "name", "switch_type", "enabled")}
+    links = list(Link.objects.exclude(state="rejected").filter(b_port__isnull=False, a_port__gone_at__isnull=True,
+                                                                b_port__gone_at__isnull=True).values_list(
+        "id", "a_port_id", "b_port_id", "state", "source", "confidence", "conflict", "evidence", "a_port__switch_id",
+        "a_port__name", "b_port__switch_id", "b_port__name"))
     edges, port_ids = [], set()
-    for lid, a, b, state, source, conf, conflict, evidence in links:
-        pa, pb = port_of.get(a), port_of.get(b)
-        if pa is None or pb is None:
-            continue
+    for lid, a, b, state, source, conf, conflict, evidence, a_sw, a_name, b_sw, b_name in links:
         port_ids |= {a, b}
-        edges.append({"id": f"l{lid}", "link": lid, "kind": "switch", "a": f"switch:{pa.switch_id}",
-                      "b": f"switch:{pb.switch_id}", "a_port": pa.name, "b_port": pb.name, "a_port_id": a,
+        edges.append({"id": f"l{lid}", "link": lid, "kind": "switch", "a": f"switch:{a_sw}",
+                      "b": f"switch:{b_sw}", "a_port": a_name, "b_port": b_name, "a_port_id": a,
                       "b_port_id": b, "state": state,
                       "known": known_as(state, source),
                       "confidence": conf, "conflict": conflict,
@@ -138,17 +162,18 @@ def build(at: datetime | None = None) -> dict:
         rates, tier, bucket = rates_at(at, sids)
         source = {"kind": "rollup", "tier": tier, "bucket": bucket.isoformat() if bucket else None,
                   "width_s": next((t.seconds for t in TIERS if t.name == tier), None)}
+    plot = reverse("traffic:plot") + "?"
     for e in edges:
         e["ab"] = _direction(series, rates, e["a_port_id"], e["b_port_id"])
         e["ba"] = _direction(series, rates, e["b_port_id"], e["a_port_id"]) if e["b_port_id"] else \
             _direction(series, rates, -1, e["a_port_id"])
-        sw = switches[int(e["a"].split(":")[1])].name
-        e["plot"] = plot_url(sw, e["a_port"])
+        e["plot"] = plot + urlencode({"switch": switches[int(e["a"].split(":")[1])].name, "port": e["a_port"]})
+    switch_url, host_url = reverse("status:switches"), reverse("status:hosts")
     nodes = [{"id": f"switch:{s.id}", "kind": "switch", "name": s.name, "type": s.switch_type, "enabled": s.enabled,
-              "url": reverse("status:switch", args=[s.name])} for s in switches.values()]
+              "url": _url(switch_url, s.name)} for s in switches.values()]
     nodes += [{"id": f"host:{h.id}", "kind": "host", "name": h.name, "address": h.address,
-               "url": reverse("status:host", args=[h.name])} for h in hosts.values()]
-    placed = place([n["id"] for n in nodes], [(e["a"], e["b"]) for e in edges], positions())
+               "url": _url(host_url, h.name)} for h in hosts.values()]
+    placed = place([n["id"] for n in nodes], [(e["a"], e["b"]) for e in edges], positions(), fresh_layout)
     for n in nodes:
         n["x"], n["y"] = placed[n["id"]]
     oldest, newest = retained()

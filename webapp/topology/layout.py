@@ -3,6 +3,11 @@ is the same at every visit for the same network (networkx spring_layout, fixed s
 held fixed), so the map does not move about between visits."""
 from __future__ import annotations
 
+import hashlib
+
+import redis
+from django.core.cache import cache
+
 from collector.inventory.layout import HEIGHT, WIDTH
 
 MARGIN = 40.0
@@ -51,12 +56,35 @@ def _packed(g) -> dict[str, tuple[float, float]]:
     return out
 
 
-def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tuple[float, float]]
-          ) -> dict[str, tuple[float, float]]:
-    """Position of every node: its stored one, else where the layout puts it."""
+CACHE_S = 7 * 86400
+
+
+def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tuple[float, float]],
+          fresh: bool = False) -> dict[str, tuple[float, float]]:
+    """Position of every node: its stored one, else where the layout puts it. The layout of a given
+    network (nodes, edges, stored positions) is computed once and kept in the cache (seconds for
+    hundreds of nodes); redis away, it is computed again, the same. `fresh`: compute it again."""
     placed = {n: stored[n] for n in nodes if n in stored}
     if len(placed) == len(nodes):
         return placed
+    key = "map-layout-" + hashlib.sha256(repr((sorted(nodes), sorted(edges), sorted(placed.items()))).encode()
+                                         ).hexdigest()
+    try:
+        cached = None if fresh else cache.get(key)
+    except redis.RedisError:        # the cache does not answer: compute it
+        cached = None
+    if cached is not None and set(cached) == set(nodes):
+        return {n: tuple(xy) for n, xy in cached.items()}
+    out = _layout(nodes, edges, placed)
+    try:
+        cache.set(key, out, CACHE_S)
+    except redis.RedisError:
+        pass
+    return out
+
+
+def _layout(nodes: list[str], edges: list[tuple[str, str]], placed: dict[str, tuple[float, float]]
+            ) -> dict[str, tuple[float, float]]:
     import networkx as nx  # only when some node has no stored position
 
     g = nx.Graph()

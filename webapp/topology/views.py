@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -47,7 +48,7 @@ def graph_api(request: HttpRequest) -> JsonResponse:
         return _bad(str(exc))
     if at is not None and not EARLIEST <= at <= timezone.now() + timedelta(minutes=1):
         return _bad(f"at={iso(at)} is outside the archive (1990 .. now)")
-    return JsonResponse(graph.build(at))
+    return HttpResponse(orjson.dumps(graph.build(at)), content_type="application/json")
 
 
 def _xc_rows(net, port_id: int, towards: str) -> list[dict]:

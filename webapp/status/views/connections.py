@@ -183,7 +183,9 @@ def path(request: HttpRequest) -> HttpResponse:
     if not src_text and not dst_text:
         context["hosts"] = list(Host.objects.order_by("name").values_list("name", "address"))
         return render(request, "status/path.html", context)
-    data = q.load_network()
+    # Rates only of the switches the traces cross: the trace needs none, and the whole network's
+    # would cost most of the page at 200 switches (docs/benchmarks.md, figure 9).
+    data = q.load_network(rates=False)
     net = data.net
     context["hosts"] = sorted((h.name, h.address) for h in net.hosts.values())
     missing = []
@@ -196,6 +198,10 @@ def path(request: HttpRequest) -> HttpResponse:
     if missing:
         context["missing"] = missing
         return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
+    conn = net.connection(src, dst)
+    crossed = {h.switch.id for t in (conn.forward + conn.reverse + conn.from_source[:30] + conn.into_destination[:30])
+               for h in t.hops}
+    q.add_rates(data, crossed)
     conn = net.connection(src, dst)
     context.update(_advice(request, conn))
     context.update(_hop_accounting(request, data, conn))

@@ -20,8 +20,8 @@ def _to_unit(x: float, y: float) -> tuple[float, float]:
 
 def _from_unit(u: float, v: float) -> tuple[float, float]:
     u, v = max(-1.0, min(1.0, u)), max(-1.0, min(1.0, v))
-    return (round(MARGIN + (u + 1) / 2 * (WIDTH - 2 * MARGIN), 1),
-            round(MARGIN + (v + 1) / 2 * (HEIGHT - 2 * MARGIN), 1))
+    return (round(float(MARGIN + (u + 1) / 2 * (WIDTH - 2 * MARGIN)), 1),
+            round(float(MARGIN + (v + 1) / 2 * (HEIGHT - 2 * MARGIN)), 1))
 
 
 def _packed(g) -> dict[str, tuple[float, float]]:
@@ -52,7 +52,7 @@ def _packed(g) -> dict[str, tuple[float, float]]:
         for n, (u, v) in local.items():
             px = MARGIN + (cx + side * (0.5 + 0.4 * u)) * scale
             py = MARGIN + (cy + side * (0.5 + 0.4 * v)) * scale
-            out[n] = (round(px, 1), round(py, 1))
+            out[n] = (round(float(px), 1), round(float(py), 1))      # plain floats: numpy's do not serialise
     return out
 
 

@@ -74,7 +74,7 @@ def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tupl
     except redis.RedisError:        # the cache does not answer: compute it
         cached = None
     if cached is not None and set(cached) == set(nodes):
-        return {n: tuple(xy) for n, xy in cached.items()}
+        return {n: (float(xy[0]), float(xy[1])) for n, xy in cached.items()}
     out = _layout(nodes, edges, placed)
     try:
         cache.set(key, out, CACHE_S)

@@ -8,14 +8,17 @@ import io
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
+from django.db import connection, connections
+from django.utils import timezone
 from PIL import Image
 
 from collector.archive.models import Series
+from collector.archive.tiers import floor_time
 from collector.inventory.models import MapPosition, Port, Switch
 from collector.poller import runner
 from simnet.runner import SimNetwork, find_free_base_port
@@ -129,6 +132,27 @@ def test_the_map_draws_the_traffic_the_agents_count(seeded, browser, live_server
             assert all(abs(g - w) <= 12 for g, w in zip(got, want)), (edge["a_port"], direction, util, got, want)
             checked += 1
     assert checked == 6
+    # the time slider: two hours ago, from the 15-minute rollup, the trunk sent 90 % of its capacity
+    trunk_port = Port.objects.get(pk=next(e["a_port_id"] for e in graph["edges"]
+                                          if e["kind"] == "switch" and e["a_port"] == "A4"))
+    past = floor_time(timezone.now() - timedelta(hours=2), 900)
+    out_sid = Series.objects.get(port=trunk_port, vp__isnull=True, vc__isnull=True, direction="out", unit="cells").id
+    with connection.cursor() as cur:
+        cur.execute("INSERT INTO traffic_rollup_15m (series_id, bucket, sum_delta, sum_interval_ms, max_rate, "
+                    "min_rate, samples, flagged) VALUES (%s, %s, %s, 900000, 0, 0, 60, 0)",
+                    [out_sid, past, round(capacity(trunk_port) * 0.9 * 900)])
+    page.reload()
+    page.wait_for_selector("g.edge.switch")
+    wait_text(page, "#map-status", "links between switches")
+    page.evaluate("() => { const s = document.getElementById('time-slider'); s.value = 0; "
+                  "s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); }")
+    assert "15m rollup bucket from" in wait_text(page, "#map-status", "rollup bucket")
+    trunk_id = next(e["id"] for e in graph["edges"] if e["kind"] == "switch" and e["a_port"] == "A4")
+    assert page.get_attribute(f'g.edge[data-id="{trunk_id}"] line.half.ab', "stroke") == "#e0301e"    # 75-100 %
+    page.locator("#map").screenshot(path=str(SHOTS / "map-past.png"))
+    shutil.copy(SHOTS / "map-past.png", KEEP / "map-past.png")
+    page.click("#time-live")
+    assert "latest poll" in wait_text(page, "#map-status", "latest poll")
     # a link's panel: its evidence and the VCs that cross it, with their rates
     trunk = next(e for e in graph["edges"] if e["kind"] == "switch" and e["a_port"] == "A4")
     page.locator(f'g.edge[data-id="{trunk["id"]}"] line.hit').click(force=True)

@@ -70,3 +70,16 @@ def test_admin_confirms_and_rejects_and_shows_conflicts(lab, admin_client):
     evidence = admin_client.get("/admin/inventory/linkevidence/").content.decode()
     assert "b xe-0/0/7" in evidence
     assert admin_client.get("/admin/inventory/linkevidence/add/").status_code == 403
+
+
+def test_the_command_runs_inference_and_lists_the_links(lab):
+    import io
+
+    from django.core.management import call_command
+
+    a, b, pa, pb = lab
+    claim(a, pa, {"chassis": "4:00bb", "port_id": "5:xe-0/0/7"})
+    out = io.StringIO()
+    call_command("infer_links", "--window", "5", stdout=out)
+    assert out.getvalue().splitlines() == ["links: 1 inferred (1 new, 0 withdrawn), 0 in conflict",
+                                           "a Gi1/0/1 - b xe-0/0/7: inferred 0.80"]

@@ -34,7 +34,9 @@ def _packed(g) -> dict[str, tuple[float, float]]:
 
     parts = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
     sides = [math.sqrt(len(c)) for c in parts]
-    row_width = max(sum(sides) / max(1, round(math.sqrt(len(parts)))), max(sides))
+    # rows about as wide as the drawing area's shape asks for the parts' total area
+    aspect = (WIDTH - 2 * MARGIN) / (HEIGHT - 2 * MARGIN)
+    row_width = max(max(sides), 1.1 * math.sqrt(sum(x * x for x in sides) * aspect))
     cells, x, y, row_h = [], 0.0, 0.0, 0.0
     for side in sides:
         if x > 0 and x + side > row_width + 1e-9:
@@ -57,6 +59,7 @@ def _packed(g) -> dict[str, tuple[float, float]]:
 
 
 CACHE_S = 7 * 86400
+VERSION = 2                 # of the layout rules: a change computes every cached layout again
 
 
 def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tuple[float, float]],
@@ -67,7 +70,7 @@ def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tupl
     placed = {n: stored[n] for n in nodes if n in stored}
     if len(placed) == len(nodes):
         return placed
-    key = "map-layout-" + hashlib.sha256(repr((sorted(nodes), sorted(edges), sorted(placed.items()))).encode()
+    key = f"map-layout-{VERSION}-" + hashlib.sha256(repr((sorted(nodes), sorted(edges), sorted(placed.items()))).encode()
                                          ).hexdigest()
     try:
         cached = None if fresh else cache.get(key)

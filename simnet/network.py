@@ -317,6 +317,10 @@ def _ipsw8(peer: IfSwitch) -> IfSwitch:
     up = hms(12, 4, 0, 0)
     up_s = up // TICKS_PER_SECOND
     uplink = next(p for p in peer.ports if p.ifindex == IPSW48_UPLINK)
+
+    def far(initial: int) -> int:
+        """Below 2^31: no 32-bit counter starts near its wrap (one does, on purpose: NEAR_WRAP_32)."""
+        return initial % 2 ** 31
     ports = []
     for n in range(1, 9):
         if n == IPSW8_UPLINK:
@@ -327,8 +331,9 @@ def _ipsw8(peer: IfSwitch) -> IfSwitch:
             pi, po = i // 700, o // 800
         ports.append(EthPort(ifindex=n, speed=1_000_000_000, alias="uplink ipsw48" if n == IPSW8_UPLINK else f"lab-{n}",
                              last_change_ticks=(n * 3571 * 100) % up, in_octets=i, out_octets=o, in_pkts=pi,
-                             out_pkts=po, in_octets_initial=i * up_s // 3, out_octets_initial=o * up_s // 3,
-                             in_pkts_initial=pi * up_s // 3, out_pkts_initial=po * up_s // 3, err_initial=100 + n))
+                             out_pkts=po, in_octets_initial=far(i * up_s // 3),
+                             out_octets_initial=far(o * up_s // 3), in_pkts_initial=far(pi * up_s // 3),
+                             out_pkts_initial=far(po * up_s // 3), err_initial=100 + n))
     return IfSwitch(
         name="ipsw8", sys_name="ipsw8.tioc.aai.net", sys_descr="Simulated 8-port edge switch (IF-MIB, no LLDP)",
         sys_location="TIOC lab", mgmt_address="127.0.1.5", uptime_ticks=up, ports=tuple(ports),

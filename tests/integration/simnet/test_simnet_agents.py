@@ -46,7 +46,7 @@ def _by_object(walk: dict, column_oid: str) -> dict:
 def test_manifest_file_matches_api(simnet_net):
     on_disk = mf.load(simnet_net.state_dir)
     assert on_disk["schema"] == mf.SCHEMA
-    assert [s["name"] for s in on_disk["switches"]] == ["asx200bx", "asx200bx-b", "atm2sw", "ipsw48"]
+    assert [s["name"] for s in on_disk["switches"]] == ["asx200bx", "asx200bx-b", "atm2sw", "ipsw48", "ipsw8"]
     assert {s["profile"] for s in on_disk["switches"]} == {"fore-asx", "atm2", "if-mib"}
     for s in on_disk["switches"]:
         assert s["running"] and s["pid"] and s["address"] == "127.0.0.1"

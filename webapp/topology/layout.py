@@ -70,8 +70,8 @@ def place(nodes: list[str], edges: list[tuple[str, str]], stored: dict[str, tupl
     placed = {n: stored[n] for n in nodes if n in stored}
     if len(placed) == len(nodes):
         return placed
-    key = f"map-layout-{VERSION}-" + hashlib.sha256(repr((sorted(nodes), sorted(edges), sorted(placed.items()))).encode()
-                                         ).hexdigest()
+    shape = repr((sorted(nodes), sorted(edges), sorted(placed.items())))
+    key = f"map-layout-{VERSION}-" + hashlib.sha256(shape.encode()).hexdigest()
     try:
         cached = None if fresh else cache.get(key)
     except redis.RedisError:        # the cache does not answer: compute it

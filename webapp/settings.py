@@ -80,6 +80,10 @@ try:
     CELLAR_PROFILE_DIRS = env.env_list("CELLAR_PROFILE_DIRS", [])
     CELLAR_DISCOVERY_INTERVAL = env.env_int("CELLAR_DISCOVERY_INTERVAL", 600, minimum=30)
     CELLAR_HOST_CHECK_INTERVAL = env.env_int("CELLAR_HOST_CHECK_INTERVAL", 30, minimum=5)
+    # Link inference (docs/topology.md): seconds between runs (cross-connect continuity over the archive,
+    # then every claim again), and the minutes of polls the continuity test compares.
+    CELLAR_TOPOLOGY_INTERVAL = env.env_int("CELLAR_TOPOLOGY_INTERVAL", 300, minimum=30, maximum=86400)
+    CELLAR_TOPOLOGY_WINDOW_MIN = env.env_int("CELLAR_TOPOLOGY_WINDOW_MIN", 10, minimum=2, maximum=240)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
     CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
@@ -117,6 +121,7 @@ INSTALLED_APPS = [
     "collector.external",
     "webapp.external",
     "webapp.analysis",
+    "webapp.topology",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by

@@ -26,5 +26,6 @@ urlpatterns = [
     path("analysis/", include("webapp.analysis.urls")),
     path("me/", include("webapp.personal.urls")),
     path("", include("webapp.traffic.permalink_urls")),
+    path("map/", include("webapp.topology.urls")),
     path("", include("webapp.status.urls")),
 ]

@@ -64,6 +64,12 @@ def scan_bursts() -> dict:
     return studies_bursts.run(budget_s=0.8 * schedule.BURST_SCAN_S)
 
 
+@app.task(name="cellar.infer_links")
+def infer_links() -> str:
+    """Cross-connect continuity over the last polls, then link inference over every claim."""
+    return actions.infer_links().summary()
+
+
 @app.task(name="cellar.retention")
 def retention() -> dict:
     """Drop raw, tier and poll-log chunks older than their configured retention."""

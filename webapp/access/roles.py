@@ -37,7 +37,8 @@ IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new o
 VIEWER = (READ,)
 OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_experimentrun",
                      "studies.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
-                     "external.view_externalseries", "personal.add_savedview", "personal.add_imagelink")
+                     "external.view_externalseries", "personal.add_savedview", "personal.add_imagelink",
+                     "inventory.change_mapposition")   # move nodes on the map
 ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")

@@ -1,4 +1,5 @@
-"""OpenAPI 3.1 description of the traffic JSON API and CSV export (served at /traffic/api/openapi.json).
+"""OpenAPI 3.1 description of the JSON API and CSV exports (served at /traffic/api/openapi.json): traffic,
+analyses and the network map.
 
 Hand-written next to the views it documents; tests/webapp/traffic/test_api.py checks that it is
 well formed, that every route under /traffic/api/ is in it, and that real answers match it.
@@ -359,6 +360,41 @@ def _spec() -> dict:
                                                      "fit_unit, samples, note",
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
                               "409": {"description": "Not done yet", "content": TEXT}}}},
+            # The network map (webapp/topology, issue 13).
+            "/map/api/graph": {"get": {
+                "operationId": "mapGraph",
+                "summary": "Switches, hosts and links with the utilisation of each direction",
+                "description": "Nodes (switches, hosts) with their map positions; edges (links between switches, "
+                               "host attachments) with how each is known (manual, confirmed, inferred: confidence, "
+                               "evidence kinds, conflict) and, per direction ab/ba, rate, unit, capacity and "
+                               "utilisation (rate / capacity). Now: the latest poll of each switch; with `at`: the "
+                               "bucket of the finest rollup tier that holds that time.",
+                "parameters": [{"name": "at", "in": "query", "schema": {"type": "string", "format": "date-time"},
+                                "description": "ISO 8601 time to replay (1990 .. now)"}],
+                "responses": {"200": {"description": "nodes, edges, size, source, retained, conflicts",
+                                      "content": {"application/json": {}}}, "400": ERROR}}},
+            "/map/api/links/{link_id}": {"get": {
+                "operationId": "mapLink", "summary": "A link between switches: evidence, conflict, crossing VCs",
+                "parameters": [{"name": "link_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "responses": {"200": {"description": "state, confidence, conflict, a/b ends with plot URLs, "
+                                                     "evidence, the claims of both ports, vcs with their latest "
+                                                     "cells/s", "content": {"application/json": {}}},
+                              "404": ERROR}}},
+            "/map/api/path": {"get": {
+                "operationId": "mapPath", "summary": "The traced VCC paths between two hosts, to highlight",
+                "parameters": [{"name": "src", "in": "query", "required": True, "schema": {"type": "string"}},
+                               {"name": "dst", "in": "query", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "summary, edges and nodes on the paths, traces (hops, status, "
+                                                     "the links used)", "content": {"application/json": {}}},
+                              "400": ERROR, "404": ERROR}}},
+            "/map/api/positions": {"post": {
+                "operationId": "mapPositions", "summary": "Store node positions (operator role)",
+                "requestBody": {"content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"positions": {
+                        "type": "object", "additionalProperties": {"type": "array", "items": {"type": "number"},
+                                                                   "minItems": 2, "maxItems": 2}}}}}}},
+                "responses": {"200": {"description": "saved: how many", "content": {"application/json": {}}},
+                              "400": ERROR, "403": ERROR}}},
         },
         "components": {"schemas": SCHEMAS},
     }

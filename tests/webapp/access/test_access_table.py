@@ -7,6 +7,7 @@ view is ever published without its access being decided and tested.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -113,6 +114,13 @@ TABLE = [
     Row("analysis/api/jobs/<int:job_id>", lambda n: f"/analysis/api/jobs/{n['analysis'].id}", (401, 200, 403, 200)),
     Row("analysis/jobs/<int:job_id>/results.csv", lambda n: f"/analysis/jobs/{n['analysis'].id}/results.csv",
         (401, 409, 403, 409)),
+    # The network map (issue 13): read like every page; moving nodes needs the operator role.
+    Row("map/", lambda n: "/map/", READ_PAGE),
+    Row("map/api/graph", lambda n: "/map/api/graph", READ_API),
+    Row("map/api/links/<int:link_id>", lambda n: f"/map/api/links/{n['trunk'].id}", READ_API),
+    Row("map/api/path", lambda n: "/map/api/path?src=alpha.example&dst=gamma.example", READ_API),
+    Row("map/api/positions", lambda n: "/map/api/positions", (401, 403, 200, 200), "post",
+        lambda n: {"positions": json.dumps({f"switch:{n['sa'].id}": [100, 120]})}),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]

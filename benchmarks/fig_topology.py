@@ -115,7 +115,8 @@ def build(ctx: Context) -> dict:
         + [MapPosition(node=f"host:{h.id}", x=60 + (k % 40) * 23, y=30 + (k // 40) * 64) for k, h in enumerate(hosts)])
     ctx.log(f"  map data: {n} switches, {len(links) - 2 * n} links, {len(xcs)} cross-connects, {len(series):,} series "
             f"in {time.monotonic() - t0:.0f} s")
-    ctx.info["10 data"] = {"switches": n, "links": len(links) - 2 * n, "cross_connects": len(xcs), "series": len(series)}
+    ctx.info["10 data"] = {"switches": n, "links": len(links) - 2 * n, "cross_connects": len(xcs),
+                           "series": len(series)}
     return {"n": n, "links": len(links) - 2 * n, "src": hosts[0].name, "dst": hosts[2 * (min(6, n) - 1)].name}
 
 

@@ -128,7 +128,8 @@ class Neighbor:
     """What a port is cabled to: a port of another switch, or a host."""
     port: PortInfo | None
     host: HostInfo | None
-    source: str                      # manual | confirmed | inferred (links) | inferred-label (host by port name)
+    # manual | confirmed | inferred (links) | "inferred from port name" (a host found by its port's name)
+    source: str
     link_id: int | None = None
     note: str = ""
     confidence: float | None = None

@@ -170,7 +170,7 @@ class Network:
                 continue
             hits = [h for h in hosts if label_matches_name(p.label, h.name) or (h.address and p.label == h.address)]
             if len(hits) == 1:
-                self._add(p.id, Neighbor(None, hits[0], "inferred-label", None,
+                self._add(p.id, Neighbor(None, hits[0], "inferred from port name", None,
                                          f"port name '{p.label}' matches host {hits[0].name}"))
 
     def _far_name(self, nb: Neighbor) -> str:

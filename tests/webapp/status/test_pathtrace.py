@@ -174,7 +174,7 @@ def test_label_inference_only_for_a_single_matching_host():
     ports = [pm.PortInfo(1, 1, "A1", "0", "houdini"), pm.PortInfo(2, 1, "A2", "1", "web")]
     hosts = [pm.HostInfo(1, "houdini.tioc"), pm.HostInfo(2, "web.a"), pm.HostInfo(3, "web.b")]
     net = pt.Network(switches, ports, hosts, [], [])
-    assert net.neighbors_of(net.ports[1])[0].source == "inferred-label"
+    assert net.neighbors_of(net.ports[1])[0].source == "inferred from port name"
     assert net.neighbors_of(net.ports[2]) == []          # ambiguous: two hosts match
     assert pt.Network(switches, ports, hosts, [], [], infer=False).neighbors_of(net.ports[1]) == []
 

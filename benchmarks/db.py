@@ -100,9 +100,13 @@ def backend_pid(cursor) -> int:
     return cursor.fetchone()[0]
 
 
-def empty_traffic() -> None:
-    """Empty the sample, poll-log and rollup tables (each figure starts from the same state)."""
+def empty_traffic(ctx=None) -> None:
+    """Empty the sample, poll-log and rollup tables (each figure starts from the same state), and
+    forget what earlier figures kept of the archive in ctx.cache (the plot data): it is gone."""
     from django.db import connection
+
+    if ctx is not None:
+        ctx.cache.clear()
 
     with connection.cursor() as cur:
         cur.execute("TRUNCATE traffic_sample, traffic_poll_log, traffic_rollup_1m, traffic_rollup_15m, "

@@ -87,7 +87,7 @@ def _measure(ctx: Context, key: str, title: str, q: dict) -> Measure:
 
 def run(ctx: Context) -> list[Measure]:
     if "plotdata" not in ctx.cache:
-        db.empty_traffic()
+        db.empty_traffic(ctx)
     data = plotdata.ensure(ctx)
     port = [data.in_ids[0], data.out_ids[0]]
     start = (data.raw_from + timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")

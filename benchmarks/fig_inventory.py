@@ -99,7 +99,7 @@ def reference(start: datetime, end: datetime) -> tuple[float, int]:
 
 
 def run(ctx: Context) -> list[Measure]:
-    db.empty_traffic()
+    db.empty_traffic(ctx)
     start, end, n = build(ctx)
     cellar(start, end)
     reference(start, end)

@@ -50,7 +50,7 @@ def view(ids: list[int], rng: str = "1y", name: str = "data") -> tuple[float, di
 _raw_conn = None
 
 
-def _conn():
+def plain_conn():
     """A plain psycopg connection of its own: no Django cursor wrapper, no Django type loaders."""
     global _raw_conn
     import psycopg
@@ -74,7 +74,7 @@ def _timed(sql: str, ids: list[int], tier: str, start: str, end: str) -> tuple[f
     """Wall time of one statement over the view's [start, end), fetched the fastest plain way
     (psycopg, binary, C loaders), and its row count."""
     lo, hi = (datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (start, end))
-    conn = _conn()
+    conn = plain_conn()
     t0 = time.perf_counter()
     with conn.cursor(binary=True) as cur:
         cur.execute(sql.format(tier=tier), [ids, lo, hi])
@@ -94,7 +94,7 @@ def bare_p95(ids: list[int], tier: str, start: str, end: str) -> tuple[float, in
 
 def explain_ms(ids: list[int], tier: str, start: str, end: str) -> float:
     lo, hi = (datetime.fromisoformat(x.replace("Z", "+00:00")) for x in (start, end))
-    with _conn().cursor() as cur:
+    with plain_conn().cursor() as cur:
         cur.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + BARE_ROWS.format(tier=tier), [ids, lo, hi])
         plan = cur.fetchone()[0][0]
     return plan["Planning Time"] + plan["Execution Time"]
@@ -152,7 +152,7 @@ def _measure_p95(ctx: Context, key: str, title: str, ids: list[int]) -> Measure:
 
 def run(ctx: Context) -> list[Measure]:
     if "plotdata" not in ctx.cache:
-        db.empty_traffic()
+        db.empty_traffic(ctx)
     data = plotdata.ensure(ctx)
     global _raw_conn
     one, all48 = [data.in_ids[0], data.out_ids[0]], data.in_ids

@@ -193,7 +193,7 @@ def run(ctx: Context) -> list[Measure]:
     reason = netlab.unavailable_reason()
     if reason:
         raise RuntimeError(f"figure 6 needs network namespaces and snmpd: {reason}")
-    db.empty_traffic()
+    db.empty_traffic(ctx)          # the switches go too: nothing cached survives
     Switch.objects.all().delete()
     target_ports = int(os.environ.get("CELLAR_BENCH_SCALE_PORTS") or ctx.size(6 * PORTS_PER_SWITCH, 10_000))
     n_switches = math.ceil(target_ports / PORTS_PER_SWITCH)

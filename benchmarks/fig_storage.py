@@ -56,7 +56,7 @@ def _readings(table: str = "traffic_sample") -> tuple[int, int]:
 def fill(ctx: Context, seed: int, hours: float) -> dict:
     from collector.archive import writer
 
-    db.empty_traffic()
+    db.empty_traffic(ctx)
     polls = int(hours * 3600 / 15)
     out = {}
     for name, simnet_name in (("bench-store-fore", "asx200bx"), ("bench-store-ip48", "ipsw48")):

@@ -1,4 +1,4 @@
-"""Figure 9: top talkers of 100,000 series over 30 days, server time (issue 15: under 2 s).
+"""Figure 11: top talkers of 100,000 series over 30 days, server time (issue 15: under 2 s).
 
 Data (--smoke: 200 series): 2,000 switches of 25 ports, 50 port series each (Port and Series rows
 by bulk_create, profile if-mib, no raw samples: a ranking never reads them in bulk). Rates follow a heavy tail,
@@ -9,7 +9,7 @@ plots' 95th-percentile resolution for 30 days, read only for the series whose pe
 the figure checks that every percentile it needed was there). Watermarks at the end of the data.
 Cellar: webapp/talkers/ranking.build for the whole network (the page's, the API's and the CSV's
 work: scope count, tier plan, one aggregate per series, the ranking and the other row, the labels
-of the rows), by average (9a), by peak (9b) and by the exact 95th percentile (9c), top 10, wall.
+of the rows), by average (11a), by peak (11b) and by the exact 95th percentile (11c), top 10, wall.
 Reference: the bare aggregate a ranking cannot do without, on the same connection: `SELECT
 series_id, sum(sum_delta), sum(sum_interval_ms), max(max_rate) FROM traffic_rollup_1d WHERE
 bucket in the 30 days GROUP BY series_id`, wall.
@@ -86,7 +86,7 @@ WHERE r.k <= %(top)s""", {"ids": ids, "lo": start, "hi": end, "top": min(P95_SER
         cur.execute("ANALYZE traffic_rollup_15m")
         cur.execute("ANALYZE traffic_series")
     ctx.log(f"  talkers data: {n:,} series, {rows} tier rows in {time.monotonic() - t0:.0f} s")
-    ctx.info["9 data"] = {"series": n, "days": DAYS, "tier_rows": rows, "p95_tier_series": min(P95_SERIES, n)}
+    ctx.info["11 data"] = {"series": n, "days": DAYS, "tier_rows": rows, "p95_tier_series": min(P95_SERIES, n)}
     return start, end, n
 
 
@@ -116,7 +116,7 @@ def run(ctx: Context) -> list[Measure]:
     cellar(start, end, "average")
     reference(start, end)
     out = []
-    for key, by in (("9a", "average"), ("9b", "peak"), ("9c", "p95")):
+    for key, by in (("11a", "average"), ("11b", "peak"), ("11c", "p95")):
         walls, refs, ratios = [], [], []
         last = None
         for i in range(ctx.runs):

@@ -4,7 +4,17 @@ pathTable, pathRouteTable, channelTable, channelRouteTable) plus its system grou
 from __future__ import annotations
 
 from .model import FORE_PORT_KINDS, ForeSwitch
-from .records import TAG_COUNTER32, TAG_GAUGE32, Builder, Record, static_int, static_text, system_group
+from .records import (
+    TAG_COUNTER32,
+    TAG_GAUGE32,
+    TAG_IPADDRESS,
+    TAG_OCTETS,
+    Builder,
+    Record,
+    static_int,
+    static_text,
+    system_group,
+)
 
 # --------------------------------------------------------------------------- FORE
 
@@ -17,6 +27,25 @@ FORE_PATH = FORE_SW + ".3.1.1"            # pathTable .N.port.vpi
 FORE_PATHR = FORE_SW + ".3.2.1"           # pathRouteTable .N.inport.invpi.outport.outvpi
 FORE_CHAN = FORE_SW + ".4.1.1"            # channelTable .N.port.vpi.vci
 FORE_CHANR = FORE_SW + ".4.2.1"           # channelRouteTable .N.in(port,vpi,vci).out(...)
+FORE_LINKS = FORE_SW + ".5"               # topologyGroup: numberOfLinks .1.0, linkTable .2.1.N.src(8).dest(8)
+FORE_SIGPATH = FORE_SW + ".6.1.1.1"       # sigPathTable .N.port.vpi
+
+
+def _topology(b: Builder, sw: ForeSwitch) -> None:
+    """SPANS signalling paths (what each port's signalling peer is) and the SPANS topology database."""
+    for sig in sw.signalling:
+        i = (sw.port(sig.port).number, sig.vpi)
+        static_int(b, FORE_SIGPATH + ".6", i, 1 if sig.up else 2, "sigPathOperStatus")
+        if sig.remote_atm:
+            b.static(FORE_SIGPATH + ".11", i, TAG_OCTETS, sig.remote_atm, "sigPathRemoteAtmAddress")
+        b.static(FORE_SIGPATH + ".12", i, TAG_IPADDRESS, sig.remote_ip, "sigPathRemoteIpAddress")
+        static_int(b, FORE_SIGPATH + ".13", i, 2 if sig.nni else 1, "sigPathType")
+    if sw.spans_links:
+        static_int(b, FORE_LINKS + ".1", (0,), len(sw.spans_links), "numberOfLinks")
+    for src, dst in sw.spans_links:
+        i = tuple(src) + tuple(dst)
+        static_int(b, FORE_LINKS + ".2.1.3", i, 353207, "linkCapacity")
+        static_int(b, FORE_LINKS + ".2.1.4", i, 0, "linkAge")
 
 
 def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
@@ -32,6 +61,9 @@ def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
     static_int(b, FORE_SCALAR + ".10", (0,), sw.switch_type, "switchType")
     b.stamp(FORE_SCALAR + ".32", (0,), 0, "switchCounterResetTime")
     static_int(b, FORE_NPORTS, (0,), len(sw.ports), "numberOfPorts")
+    if sw.atm_address:
+        b.static(FORE_SCALAR + ".5", (0,), TAG_OCTETS, sw.atm_address, "atmAddress")
+    _topology(b, sw)
 
     for p in sw.ports:
         i = (p.number,)
@@ -47,11 +79,11 @@ def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
         b.static(FORE_PORT + ".16", i, TAG_GAUGE32, sw.alloc_out(p.name), "portAllocBandwidthOut")
         b.grow(FORE_PORT + ".18", i, TAG_COUNTER32, sw.tx_initial(p.name), sw.tx_rate(p.name),
                "portTransmittedCells", "out", **lab)
-        static_int(b, FORE_PORT + ".19", i, 0, "portHwBoard")
+        static_int(b, FORE_PORT + ".19", i, p.board - 1, "portHwBoard")
         static_int(b, FORE_PORT + ".20", i, p.module, "portHwModule")
         static_text(b, FORE_PORT + ".62", i, p.label, "portName")
 
-        h = (0, p.module, p.hw_port)
+        h = (p.board - 1, p.module, p.hw_port)
         model_no, _, kbps = FORE_PORT_KINDS[p.kind]
         static_int(b, FORE_HWPORT + ".5", h, model_no, "hwPortModel")
         static_int(b, FORE_HWPORT + ".6", h, 1 if p.oper_up else 2, "hwPortOperStatus")

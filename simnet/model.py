@@ -9,9 +9,9 @@ packets/s (IP), all integers and constant per series, so the value of every coun
 time t is exactly computable (see `simnet.manifest.expected_value`).
 
 FORE port numbering (documented choice, no MIB text available to verify):
-    portNumber = 8 * module + (port - 1), module A=0, B=1, C=2, D=3 (board 1 only)
+    portNumber = 64 * (board - 1) + 8 * module + (port - 1), module A=0, B=1, C=2, D=3
     -> A1..A4 = 0..3, B1..B4 = 8..11, C1..C4 = 16..19, D1..D4 = 24..27, CTL = 56
-    hwPortTable index = (board 0, module 0..3, port 0..3); CTL = (0, 7, 0)
+    hwPortTable index = (board - 1, module 0..3, port 0..3); CTL = (board - 1, 7, 0)
     hwPortName (BNP) = "1A1".."1D4", "1CTL"; portName = the label of table 2b.
     hwPortIfIndex = portNumber + 1 (the FORE agent serves no ifTable here).
 """
@@ -39,6 +39,8 @@ ASX200BX_OID = "1.3.6.1.4.1.326.2.2.5"
 # non-FORE devices (they must not be mistaken for a real vendor's product).
 ATM2SW_OID = "1.3.6.1.4.1.32473.2.1"
 IPSW48_OID = "1.3.6.1.4.1.32473.2.2"
+IPSW8_OID = "1.3.6.1.4.1.32473.2.3"
+ASX1000_OID = "1.3.6.1.4.1.326.2.2.8"     # FORE ASX-1000 (several switch boards)
 
 
 def hms(days: int = 0, hours: int = 0, minutes: int = 0, seconds: int = 0) -> int:
@@ -59,7 +61,7 @@ FORE_PORT_KINDS = {
 
 @dataclass(frozen=True)
 class ForePort:
-    name: str                    # "A1" .. "D4", "CTL"
+    name: str                    # "A1" .. "D4", "CTL" (board 1), or with its board: "2A1", "2CTL"
     label: str                   # portName (table 2b "Name"); "" if none
     kind: str                    # key of FORE_PORT_KINDS
     admin_up: bool = True
@@ -73,25 +75,46 @@ class ForePort:
     overflow_initial: int = 0
 
     @property
+    def board(self) -> int:
+        digits = self.name[:len(self.name) - len(self.name.lstrip("0123456789"))]
+        return int(digits) if digits else 1
+
+    @property
+    def local(self) -> str:
+        """The name on its board: "A1", "CTL"."""
+        return self.name.lstrip("0123456789")
+
+    @property
     def module(self) -> int:
-        return 7 if self.name == "CTL" else "ABCD".index(self.name[0])
+        return 7 if self.local == "CTL" else "ABCD".index(self.local[0])
 
     @property
     def hw_port(self) -> int:
-        return 0 if self.name == "CTL" else int(self.name[1:]) - 1
+        return 0 if self.local == "CTL" else int(self.local[1:]) - 1
 
     @property
     def number(self) -> int:
-        """Flat FORE portNumber (see module docstring)."""
-        return 8 * self.module + self.hw_port
+        """Flat FORE portNumber (see module docstring); boards after the first add 64 each."""
+        return 64 * (self.board - 1) + 8 * self.module + self.hw_port
 
     @property
     def bnp(self) -> str:
-        return "1CTL" if self.name == "CTL" else f"1{self.name}"
+        return f"{self.board}{self.local}"
 
     @property
     def max_cells(self) -> int:
         return FORE_PORT_KINDS[self.kind][1]
+
+
+@dataclass(frozen=True)
+class ForeSignalling:
+    """A SPANS signalling path (sigPathTable row): port, VPI, the far end's IP and ATM address."""
+    port: str
+    vpi: int
+    remote_ip: str
+    remote_atm: bytes = b""
+    nni: bool = True
+    up: bool = True
 
 
 @dataclass(frozen=True)
@@ -162,6 +185,9 @@ class ForeSwitch:
     # portTransmittedCells initial overrides (near-wrap counter), port name -> value
     tx_initial_override: tuple[tuple[str, int], ...] = ()
     profile: str = "fore-asx"
+    atm_address: bytes = b""                          # atmAddress: the switch's SPANS address (8 octets)
+    signalling: tuple[ForeSignalling, ...] = ()       # sigPathTable
+    spans_links: tuple[tuple[bytes, bytes], ...] = ()  # linkTable (src, dest): the SPANS topology database
 
     def port(self, name: str) -> ForePort:
         for p in self.ports:
@@ -294,6 +320,19 @@ class IfSwitch:
     ports: tuple[EthPort, ...]
     sys_object_id: str = IPSW48_OID
     profile: str = "if-mib"
+    lldp_chassis: bytes = b""                         # lldpLocChassisId (a MAC); empty: no LLDP agent
+    lldp_neighbours: tuple[LldpNeighbour, ...] = ()   # lldpRemTable rows
+
+
+@dataclass(frozen=True)
+class LldpNeighbour:
+    """One lldpRemTable row: what a neighbour advertised on a local port (LLDP port number)."""
+    local_port: int
+    chassis: bytes               # a MAC (chassis id subtype 4)
+    port_id: str                 # an interface name (port id subtype 5)
+    sys_name: str
+    port_desc: str = ""
+    mgmt_ip: str = ""
 
 
 # --------------------------------------------------------------------------- hosts

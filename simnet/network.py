@@ -30,17 +30,21 @@ from dataclasses import replace
 
 from .atm_model import AtmIf, AtmSwitch, AtmTermVcl, AtmVcXc, AtmVpXc, TrafficDescr
 from .model import (
+    ASX1000_OID,
     DS3_CELLS,
+    IPSW8_OID,
     OC3_CELLS,
     TICKS_PER_SECOND,
     EthPort,
     ForePort,
+    ForeSignalling,
     ForeSwitch,
     ForeVC,
     ForeVP,
     Host,
     IfSwitch,
     Link,
+    LldpNeighbour,
     Network,
     hms,
 )
@@ -73,6 +77,12 @@ HOSTS = (
 
 
 # --------------------------------------------------------------------------- the network
+
+# SPANS addresses of the two FORE switches (atmAddress, 8 octets) and their SPANS topology
+# database (linkTable), the same on both: the trunk, in each direction.
+ASX_A_ATM = bytes.fromhex("f21a00017f000101")
+ASX_B_ATM = bytes.fromhex("f21a00027f000102")
+SPANS_LINKS = ((ASX_A_ATM, ASX_B_ATM), (ASX_B_ATM, ASX_A_ATM))
 
 # Rates of the two-switch PVC (mauchly <-> houdini), shared by both FORE switches.
 MAUCHLY_TO_HOUDINI = 85000
@@ -131,11 +141,17 @@ def _asx200bx(wrap_in: float) -> ForeSwitch:
         ForeVP("A2", 5, "D1", 5, 8000, 10 * M, "gandalf vp5->wan"),
         ForeVP("D1", 7, "B3", 7, 15000, 30 * M, "wan vp7->houdini"),
     )
+    signalling = (
+        ForeSignalling("A4", 0, "127.0.1.2", ASX_B_ATM),                  # the trunk: NNI to asx200bx-b
+        ForeSignalling("A1", 0, "127.0.0.15", nni=False),                 # UNI: merlin-atm.edc's adapter
+        ForeSignalling("B4", 0, "127.0.0.13", nni=False),                 # UNI: houdini
+    )
     sw = ForeSwitch(
         name="asx200bx", sys_name="asx200bx.tioc.aai.net",
         sys_descr="FORE Systems ASX-200BX, ForeThought 3.0.1, hardware 1.0",
         sys_location="TIOC, Lawrence KS (AAI)", mgmt_address="127.0.1.1",
-        uptime_ticks=up, ports=ports, vcs=vcs, vps=vps)
+        uptime_ticks=up, ports=ports, vcs=vcs, vps=vps, atm_address=ASX_A_ATM, signalling=signalling,
+        spans_links=SPANS_LINKS)
     rate = sw.tx_rate("D1")
     near = 2 ** 32 - int(round(rate * wrap_in))
     return replace(sw, tx_initial_override=(("D1", near),))
@@ -163,11 +179,17 @@ def _asx200bx_b(peer: ForeSwitch) -> ForeSwitch:
         ForePort("A4", "asx200bx.tioc", "oc3", True, True, up, 8 * M, 25 * M,
                  trunk_rx_extra, trunk_tx_extra),
     )
+    signalling = (
+        ForeSignalling("A4", 0, "127.0.1.1", ASX_A_ATM),                  # the trunk: NNI to asx200bx
+        ForeSignalling("A1", 0, "127.0.0.11", nni=False),                 # UNI: mauchly
+        ForeSignalling("A2", 0, "127.0.0.12", nni=False),                 # UNI: eckert
+    )
     return ForeSwitch(
         name="asx200bx-b", sys_name="asx200bx-b.ukans.aai.net",
         sys_descr="FORE Systems ASX-200BX, ForeThought 3.0.1, hardware 1.0",
         sys_location="University of Kansas (AAI)", mgmt_address="127.0.1.2",
-        uptime_ticks=up, ports=ports, vcs=vcs)
+        uptime_ticks=up, ports=ports, vcs=vcs, atm_address=ASX_B_ATM, signalling=signalling,
+        spans_links=SPANS_LINKS)
 
 
 def _atm2sw(fore: ForeSwitch) -> AtmSwitch:
@@ -270,7 +292,52 @@ def _ipsw48(wrap64_in: float) -> IfSwitch:
         name="ipsw48", sys_name="ipsw48.tioc.aai.net",
         sys_descr="Simulated 48-port IP switch (IF-MIB, 64-bit counters)",
         sys_location="TIOC machine room", mgmt_address="127.0.1.4", uptime_ticks=up,
-        ports=tuple(ports))
+        ports=tuple(ports), lldp_chassis=IPSW48_MAC, lldp_neighbours=IPSW48_LLDP)
+
+
+# ipsw48 runs LLDP (LLDP-MIB); ipsw8 does not. Port 40 of ipsw48 is cabled to port 8 of ipsw8: the
+# link is known from one side only. The core switches behind the uplinks are not in the inventory
+# (RFC 7042 documentation MACs, RFC 5737 addresses), and one row names a local port the switch does
+# not have: neither may become a link.
+IPSW48_MAC = bytes.fromhex("001b2c000000")
+IPSW8_MAC = bytes.fromhex("001b2c080000")
+IPSW48_UPLINK = 40          # ipsw48 port to ipsw8
+IPSW8_UPLINK = 8            # ipsw8 port to ipsw48
+IPSW48_LLDP = (
+    LldpNeighbour(IPSW48_UPLINK, IPSW8_MAC, f"Gi1/0/{IPSW8_UPLINK}", "ipsw8.tioc.aai.net", "uplink to ipsw48",
+                  "127.0.1.5"),
+    LldpNeighbour(47, bytes.fromhex("00005e0053a1"), "Te1/0/1", "core-a.tioc.aai.net", "to ipsw48", "192.0.2.1"),
+    LldpNeighbour(48, bytes.fromhex("00005e0053a2"), "Te1/0/1", "core-b.tioc.aai.net", "to ipsw48", "192.0.2.2"),
+    LldpNeighbour(99, bytes.fromhex("00005e0053a3"), "ge-0/0/0", "phantom.tioc.aai.net"),
+)
+
+
+def _ipsw8(peer: IfSwitch) -> IfSwitch:
+    """An 8-port edge switch without LLDP; port 8 carries what ipsw48 port 40 sends and receives."""
+    up = hms(12, 4, 0, 0)
+    up_s = up // TICKS_PER_SECOND
+    uplink = next(p for p in peer.ports if p.ifindex == IPSW48_UPLINK)
+
+    def far(initial: int) -> int:
+        """Below 2^31: no 32-bit counter starts near its wrap (one does, on purpose: NEAR_WRAP_32)."""
+        return initial % 2 ** 31
+    ports = []
+    for n in range(1, 9):
+        if n == IPSW8_UPLINK:
+            i, o = uplink.out_octets, uplink.in_octets
+            pi, po = uplink.out_pkts, uplink.in_pkts
+        else:
+            i, o = 1_000_000 * n, 800_000 * n
+            pi, po = i // 700, o // 800
+        ports.append(EthPort(ifindex=n, speed=1_000_000_000, alias="uplink ipsw48" if n == IPSW8_UPLINK else f"lab-{n}",
+                             last_change_ticks=(n * 3571 * 100) % up, in_octets=i, out_octets=o, in_pkts=pi,
+                             out_pkts=po, in_octets_initial=far(i * up_s // 3),
+                             out_octets_initial=far(o * up_s // 3), in_pkts_initial=far(pi * up_s // 3),
+                             out_pkts_initial=far(po * up_s // 3), err_initial=100 + n))
+    return IfSwitch(
+        name="ipsw8", sys_name="ipsw8.tioc.aai.net", sys_descr="Simulated 8-port edge switch (IF-MIB, no LLDP)",
+        sys_location="TIOC lab", mgmt_address="127.0.1.5", uptime_ticks=up, ports=tuple(ports),
+        sys_object_id=IPSW8_OID)
 
 
 def build_network(wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_WRAP64_IN) -> Network:
@@ -283,9 +350,11 @@ def build_network(wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_W
     asxb = _asx200bx_b(asx)
     atm = _atm2sw(asx)
     ip = _ipsw48(wrap64_in)
+    ip8 = _ipsw8(ip)
     links = (
         Link("asx200bx", "A4", "asx200bx-b", "A4", "atm-trunk"),
         Link("asx200bx", "D1", "atm2sw", "atm1/0/0", "atm-wan"),
+        Link("ipsw48", f"Gi1/0/{IPSW48_UPLINK}", "ipsw8", f"Gi1/0/{IPSW8_UPLINK}", "ethernet"),
     )
     pvc_paths = (
         {"name": "mauchly->houdini", "source": "mauchly-atm.ukans", "destination": "houdini.tioc",
@@ -297,4 +366,34 @@ def build_network(wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_W
                   {"switch": "asx200bx-b", "in": ["A4", 0, 210], "out": ["A1", 0, 210]}],
          "rate": HOUDINI_TO_MAUCHLY},
     )
-    return Network((asx, asxb, atm, ip), HOSTS, links, pvc_paths, wrap_in, wrap64_in)
+    return Network((asx, asxb, atm, ip, ip8), HOSTS, links, pvc_paths, wrap_in, wrap64_in)
+
+
+def build_multiboard_network() -> Network:
+    """One FORE ASX-1000 with three switch boards (BNP names 1A1, 2A1, 3A1 ..., a control port per
+    board): the port names must stay distinct everywhere (issue 13). Not part of `build_network`."""
+    up = hms(4, 1, 0)
+    M = 1_000_000
+    ports = (
+        ForePort("1A1", "ws-1", "oc3", True, True, up, 5 * M, 4 * M, 1000, 900),
+        ForePort("1A2", "ws-2", "oc3", True, True, up, 3 * M, 3 * M, 400, 300),
+        ForePort("1B1", "", "taxi100", True, False, up, 0, 0),
+        ForePort("1CTL", "", "ctl", True, True, up, 2 * M, 2 * M, 20, 20),
+        ForePort("2A1", "ws-3", "oc3", True, True, up, 7 * M, 6 * M, 2000, 1500),
+        ForePort("2A2", "", "oc3", True, False, up, 0, 0),
+        ForePort("2CTL", "", "ctl", True, True, up, 1 * M, 1 * M, 10, 10),
+        ForePort("3A1", "ws-4", "ds3", True, True, up, 1 * M, 1 * M, 300, 200),
+        ForePort("3CTL", "", "ctl", True, True, up, 1 * M, 1 * M, 10, 10),
+    )
+    vcs = (
+        ForeVC("1A1", 0, 100, "2A1", 0, 100, 1200, 2 * M, "ws-1->ws-3"),
+        ForeVC("2A1", 0, 100, "1A1", 0, 100, 900, 1 * M, "ws-3->ws-1"),
+        ForeVC("3A1", 0, 120, "1A2", 0, 120, 700, 1 * M, "ws-4->ws-2"),
+        ForeVC("1A2", 0, 120, "3A1", 0, 120, 500, 1 * M, "ws-2->ws-4"),
+    )
+    sw = ForeSwitch(
+        name="asx1000", sys_name="asx1000.tioc.aai.net",
+        sys_descr="FORE Systems ASX-1000, ForeThought 5.3.1, hardware 1.0",
+        sys_location="TIOC, Lawrence KS (AAI)", mgmt_address="127.0.1.6", uptime_ticks=up, ports=ports, vcs=vcs,
+        sys_object_id=ASX1000_OID, switch_type=8, software_version=0x050301, software_text="S_ForeThought_5.3.1")
+    return Network((sw,), (), (), (), DEFAULT_WRAP_IN, DEFAULT_WRAP64_IN)

@@ -14,7 +14,7 @@ Layout of the state directory:
     manifest.json                    see simnet.manifest
     simnet.pid, control/             only for the `python -m simnet up` supervisor
 
-Switch i (0-based, network order asx200bx, asx200bx-b, atm2sw, ipsw48) listens on
+Switch i (0-based, network order asx200bx, asx200bx-b, atm2sw, ipsw48, ipsw8) listens on
 UDP 127.0.0.1:(base_port + i) and on its management address (127.0.1.x) same port.
 """
 
@@ -36,7 +36,7 @@ from . import hosts as hostmod
 from . import manifest as mf
 from . import recording as rec
 from .atm_model import AtmSwitch
-from .model import ForeSwitch, Link
+from .model import ForeSwitch, Link, Network
 from .network import DEFAULT_WRAP64_IN, DEFAULT_WRAP_IN, NEAR_WRAP_32, NEAR_WRAP_64, build_network
 from .probe import snmp_probe
 
@@ -59,7 +59,7 @@ def udp_port_free(address: str, port: int) -> bool:
     return True
 
 
-def find_free_base_port(count: int = 4, low: int = 20000, high: int = 60000, tries: int = 200) -> int:
+def find_free_base_port(count: int = 5, low: int = 20000, high: int = 60000, tries: int = 200) -> int:
     """A base port such that UDP base..base+count-1 (127.0.0.1 and 127.0.1.x) and TCP base
     look free right now."""
     import random
@@ -119,10 +119,11 @@ class SimNetwork:
                  wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_WRAP64_IN,
                  hosts: bool = True, use_netns: bool = True, bind_mgmt: bool = True,
                  ready_timeout: float = 30.0, switches: list[str] | None = None,
-                 supervisor_pid: int | None = None):
+                 supervisor_pid: int | None = None, network: Network | None = None):
         self.state_dir = Path(state_dir).resolve()
         self.base_port = int(base_port)
-        self.network = build_network(wrap_in, wrap64_in)
+        # `network`: another network built by code (simnet.network.build_multiboard_network)
+        self.network = network or build_network(wrap_in, wrap64_in)
         self.wrap_in, self.wrap64_in = wrap_in, wrap64_in
         self.hosts_enabled = hosts
         self.use_netns = use_netns

@@ -76,7 +76,37 @@ def ifmib_records(sw: IfSwitch, fresh: bool = False) -> list[Record]:
                                    (".19", "ifOutDiscards", p.out_discards, "out"),
                                    (".20", "ifOutErrors", p.out_errors, "out")):
             b.grow(IF_TABLE + col, i, TAG_COUNTER32, p.err_initial if rate else 0, rate, name, d, **lab)
+    if sw.lldp_chassis:
+        _lldp(b, sw)
     return b.records
+
+
+LLDP_LOC = "1.0.8802.1.1.2.1.3"
+LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
+LLDP_MAN = "1.0.8802.1.1.2.1.4.2.1"
+
+
+def _lldp(b: Builder, sw: IfSwitch) -> None:
+    """LLDP-MIB: the switch's own chassis, name and ports (port number = ifIndex, id = ifName), and
+    its neighbours (time mark 0, remote index 1)."""
+    static_int(b, LLDP_LOC + ".1", (0,), 4, "lldpLocChassisIdSubtype")
+    b.static(LLDP_LOC + ".2", (0,), TAG_OCTETS, sw.lldp_chassis, "lldpLocChassisId")
+    static_text(b, LLDP_LOC + ".3", (0,), sw.sys_name, "lldpLocSysName")
+    for p in sw.ports:
+        static_int(b, LLDP_LOC + ".7.1.2", (p.ifindex,), 5, "lldpLocPortIdSubtype")
+        static_text(b, LLDP_LOC + ".7.1.3", (p.ifindex,), p.name, "lldpLocPortId")
+        static_text(b, LLDP_LOC + ".7.1.4", (p.ifindex,), p.alias, "lldpLocPortDesc")
+    for n in sw.lldp_neighbours:
+        i = (0, n.local_port, 1)
+        static_int(b, LLDP_REM + ".4", i, 4, "lldpRemChassisIdSubtype")
+        b.static(LLDP_REM + ".5", i, TAG_OCTETS, n.chassis, "lldpRemChassisId")
+        static_int(b, LLDP_REM + ".6", i, 5, "lldpRemPortIdSubtype")
+        static_text(b, LLDP_REM + ".7", i, n.port_id, "lldpRemPortId")
+        static_text(b, LLDP_REM + ".8", i, n.port_desc, "lldpRemPortDesc")
+        static_text(b, LLDP_REM + ".9", i, n.sys_name, "lldpRemSysName")
+        if n.mgmt_ip:
+            addr = tuple(int(x) for x in n.mgmt_ip.split("."))
+            static_int(b, LLDP_MAN + ".3", i + (1, 4) + addr, 2, "lldpRemManAddrIfSubtype")
 
 
 # --------------------------------------------------------------------------- ATM-MIB / ATM2-MIB

@@ -39,6 +39,7 @@ class Budget:
 BUDGETS: dict[str, Budget] = {
     "traffic.data": Budget(15_000, "plot data", f"{NARROW}, or {COARSER}"),
     "traffic.p95": Budget(15_000, "the 95th percentile", f"{NARROW}, or {COARSER}"),
+    "traffic.image": Budget(15_000, "the data of a plot image", f"{NARROW}, or {COARSER}"),
     "traffic.export": Budget(30_000, "a direct CSV download", f"{NARROW}, {COARSER}, or {BACKGROUND}"),
     "datasets": Budget(20_000, "the data inventory", "narrow the range (start, end) or pick one switch"),
     "talkers": Budget(20_000, "the top talkers ranking",

@@ -157,3 +157,16 @@ def env_url_path(name: str, default: str) -> str:
     if not value or any(not part or not all(c.isalnum() or c in "-_." for c in part) for part in value.split("/")):
         raise EnvError(f"{name}={value!r}: expected a path like admin/ (letters, digits, - _ . and /)")
     return value + "/"
+
+
+def env_zone(name: str, default: str) -> str:
+    """An IANA time zone name (UTC, Europe/Berlin), checked against the zone database."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    value = env_str(name, default).strip()
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise EnvError(f"{name}={value!r} is not an IANA time zone name (UTC, Europe/Berlin, "
+                       "America/Chicago)") from None
+    return value

@@ -80,10 +80,16 @@ try:
     CELLAR_PROFILE_DIRS = env.env_list("CELLAR_PROFILE_DIRS", [])
     CELLAR_DISCOVERY_INTERVAL = env.env_int("CELLAR_DISCOVERY_INTERVAL", 600, minimum=30)
     CELLAR_HOST_CHECK_INTERVAL = env.env_int("CELLAR_HOST_CHECK_INTERVAL", 30, minimum=5)
+    # Link inference (docs/topology.md): seconds between runs (cross-connect continuity over the archive,
+    # then every claim again), and the minutes of polls the continuity test compares.
+    CELLAR_TOPOLOGY_INTERVAL = env.env_int("CELLAR_TOPOLOGY_INTERVAL", 300, minimum=30, maximum=86400)
+    CELLAR_TOPOLOGY_WINDOW_MIN = env.env_int("CELLAR_TOPOLOGY_WINDOW_MIN", 10, minimum=2, maximum=240)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
     CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
     LOG_LEVEL = env.env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
+    # The zone pages show times in for a viewer who chose none (webapp/personal); data stays UTC.
+    CELLAR_TIME_ZONE = env.env_zone("CELLAR_TIME_ZONE", "UTC")
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None
@@ -105,6 +111,7 @@ INSTALLED_APPS = [
     "collector.poller",
     "collector.studies",
     "webapp.access",
+    "webapp.personal",
     "collector.audit",
     "webapp.traffic",
     "webapp.status",
@@ -119,6 +126,7 @@ INSTALLED_APPS = [
     "webapp.groups",
     "webapp.bills",
     "webapp.talkers",
+    "webapp.topology",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -132,6 +140,7 @@ MIGRATION_MODULES = {
     "exports": "migrations.exports",
     "external": "migrations.external",
     "access": "migrations.access",
+    "personal": "migrations.personal",
     "audit": "migrations.audit",
     "traffic": "migrations.traffic",
     "status": "migrations.status",
@@ -149,6 +158,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # API tokens, the read permission on every view, rate limits (webapp/access/middleware.py).
     "webapp.access.middleware.AccessMiddleware",
+    # The viewer's time zone (their preference, else CELLAR_TIME_ZONE), after request.user is set.
+    "webapp.personal.zones.ZoneMiddleware",
     "collector.audit.middleware.AuditActorMiddleware",   # who changes what: after request.user is set
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -263,7 +274,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # pysnmp logs full PDUs (community strings included) at debug level: keep it quiet.
     # django-axes logs every successful login at INFO; its failures and lock-outs are warnings.
-    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "loggers": {"pysnmp": {"level": "WARNING"}, "asyncio": {"level": "WARNING"}, "axes": {"level": "WARNING"},
+                # kaleido's browser driver (plot images) logs each tab and temp dir at INFO.
+                "choreographer": {"level": "WARNING"}, "kaleido": {"level": "WARNING"},
+                "logistro": {"level": "WARNING"}},
 }
 
 # --- Traffic: plots, rollup tiers and retention (webapp/traffic, collector/archive/rollup.py) ---
@@ -308,6 +322,16 @@ try:
     # Bills (collector/billing): a period is closed (frozen) this long after it ends, so the polls
     # that straddle its end and samples replayed from a poller's spool are in.
     CELLAR_BILL_CLOSE_DELAY_S = env.env_int("CELLAR_BILL_CLOSE_DELAY_S", 3600, minimum=0, maximum=7 * 86400)
+    # Plot images (webapp/traffic/images.py): renders at once in the whole web tier (each web
+    # process keeps one headless chromium through kaleido), the longest a render may take, the
+    # longest a request waits for a free render, and how long an image of a range that reaches
+    # now is cached (a range wholly in the past: a day).
+    CELLAR_IMAGE_RENDERS = env.env_int("CELLAR_IMAGE_RENDERS", 2, minimum=1, maximum=64)
+    CELLAR_IMAGE_TIMEOUT_S = env.env_int("CELLAR_IMAGE_TIMEOUT_S", 20, minimum=2, maximum=300)
+    CELLAR_IMAGE_WAIT_S = env.env_int("CELLAR_IMAGE_WAIT_S", 5, minimum=0, maximum=60)
+    CELLAR_IMAGE_CACHE_S = env.env_int("CELLAR_IMAGE_CACHE_S", 60, minimum=0, maximum=86400)
+    # Chromium for the images (kaleido drives it; nothing is downloaded). Default Debian's.
+    CELLAR_CHROMIUM = env.env_str("CELLAR_CHROMIUM", "/usr/bin/chromium")
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

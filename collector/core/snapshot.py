@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from collector.core.facts import line_cell_rate
+from collector.core.names import strip_board
 from collector.core.profiles import object_by_name
 from collector.core.snmp_types import INT_TYPES, Value
+
+if TYPE_CHECKING:
+    from collector.core.neighbours import NeighbourFacts
 
 Walk = Mapping[str, Mapping[tuple[int, ...], Value]]
 
@@ -104,6 +109,7 @@ class Snapshot:
     channels: list[ChannelInfo] = field(default_factory=list)
     cross_connects: list[CrossConnectInfo] = field(default_factory=list)
     facts: dict[str, object] = field(default_factory=dict)
+    neighbours: NeighbourFacts | None = None     # set by discovery (collector/core/neighbours.py)
 
 
 def column(walk: Walk, name: str) -> Mapping[tuple[int, ...], Value]:
@@ -121,12 +127,18 @@ def num(value: Value) -> int | None:
     return int(value) if isinstance(value, int) and type(value) in INT_TYPES else None
 
 
-def fore_port_name(hw_name: str, model: int | None, port_number: int) -> str:
-    """BNP "1A1" -> "A1" (the board digit is implied on single-board ASX-200s); CTL stays CTL."""
+def fore_port_name(hw_name: str, model: int | None, port_number: int, multi_board: bool = False) -> str:
+    """The port's name from its BNP (hwPortName, "1A1": board 1, network module A, port 1).
+
+    A single-board switch (ASX-200BX) implies the board digit: "1A1" -> "A1", "1CTL" -> "CTL", the
+    names the seed's tables use. Where the switch has more than one board (ASX-1000, ASX-4000),
+    1A1, 2A1 and 3A1 are different ports: the full BNP is the name ("2A1", "2CTL").
+    """
+    if multi_board and hw_name:
+        return hw_name
     if model == 7:
         return "CTL"
-    stripped = hw_name.lstrip("0123456789")
-    return stripped or hw_name or str(port_number)
+    return strip_board(hw_name) or hw_name or str(port_number)
 
 
 def parse_fore(walk: Walk) -> Snapshot:
@@ -136,6 +148,8 @@ def parse_fore(walk: Walk) -> Snapshot:
         if len(index) == 3:
             hw_by_slot.setdefault((index[0], index[1]), []).append((index[2], index))
     port_numbers = sorted(idx[0] for idx in column(walk, "portOperStatus") if len(idx) == 1)
+    # Boards are the first index of hwPortTable: more than one, and the board digit is part of the name.
+    multi_board = len({board for board, _ in hw_by_slot}) > 1
     all_hw = sorted(index for ports in hw_by_slot.values() for _, index in ports)
     by_slot: dict[tuple[int | None, int | None], list[int]] = {}
     for pn in port_numbers:
@@ -157,8 +171,10 @@ def parse_fore(walk: Walk) -> Snapshot:
         model = num(column(walk, "hwPortModel").get(hw)) if hw else None
         model_name, line_bps, cells = FORE_MODELS.get(model, ("", None, None))
         max_in = num(column(walk, "portMaxBandwidthIn").get(idx))
+        bnp = text(column(walk, "hwPortName").get(hw)) if hw else ""
         snap.ports.append(PortInfo(
-            key=str(pn), name=fore_port_name(text(column(walk, "hwPortName").get(hw)) if hw else "", model, pn),
+            key=str(pn), name=fore_port_name(bnp, model, pn, multi_board), description=bnp,
+            if_index=num(column(walk, "hwPortIfIndex").get(hw)) if hw else None,
             label=text(column(walk, "portName").get(idx)), port_type=model_name, is_atm=True,
             speed_bps=line_bps, capacity_cells=cells or max_in or None,
             admin_status=FORE_ADMIN_STATUS.get(num(column(walk, "portAdminStatus").get(idx)), ""),
@@ -275,6 +291,7 @@ PORT_FIELD_SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
     "interfaces": _IF_FIELDS, "atm2": _IF_FIELDS,
     "fore": {
         "agent_name": ("hwPortName", "hwPortModel", "portHwBoard", "portHwModule"), "label": ("portName",),
+        "description": ("hwPortName",), "if_index": ("hwPortIfIndex",),
         "port_type": ("hwPortModel",), "speed_bps": ("hwPortModel",),
         "capacity_cells": ("hwPortModel", "portMaxBandwidthIn"), "admin_status": ("portAdminStatus",),
         "oper_status": ("portOperStatus",), "status_since": ("portTime",),

@@ -136,7 +136,7 @@ class SnmpSession:
             return
 
     # -- WALK ----------------------------------------------------------------------------
-    async def walk(self, columns: Sequence[str], *, expected_rows: int | None = None
+    async def walk(self, columns: Sequence[str], *, expected_rows: int | None = None, ordered: bool = True
                    ) -> dict[str, dict[tuple[int, ...], Value]]:
         """Walk table columns (OID subtrees): {column: {index tuple: value}}.
 
@@ -147,6 +147,9 @@ class SnmpSession:
         from the last poll) sizes the first GETBULK so that a table of that many rows
         usually takes one request without overshooting into the following columns.
         Raises SnmpProtocolError on non-increasing OIDs or after max_walk_varbinds.
+        ``ordered=False`` accepts an agent that answers a table out of OID order (a Ruijie N18010
+        lists lldpRemTable by local port, not by time mark; net-snmp's snmpwalk -Cc): a row is
+        taken as long as it was not seen before, and a column ends at the first repeated row.
         """
         if isinstance(columns, str):
             raise SnmpConfigError("walk() wants a sequence of column OIDs, not a string")
@@ -206,9 +209,13 @@ class SnmpSession:
                     suffix = name[plen:]
                     index_ = tuple(suffix) if suffix.isascii() else (subids_get(suffix) or codec.raw_subids(suffix))
                     if index_ <= last_index:
-                        raise SnmpProtocolError(
-                            f"{label} returned non-increasing OID "
-                            f"{codec.raw_to_str(name)} while walking {col.key}")
+                        if ordered:
+                            raise SnmpProtocolError(
+                                f"{label} returned non-increasing OID "
+                                f"{codec.raw_to_str(name)} while walking {col.key}")
+                        if index_ in rows:              # back to a row already read: a loop, stop
+                            finished = True
+                            break
                     rows[index_] = value
                     last_index = index_
                     last = name

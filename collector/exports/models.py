@@ -1,11 +1,26 @@
-"""The export job table (owned by the exports app; webapp/exports and webapp/traffic read it)."""
+"""The job tables of work asked from the web (owned by the exports app; page apps read them)."""
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 
 
-class ExportJob(models.Model):
+class OwnedJob(models.Model):
+    """What every job asked from the web has: its owner (a user, or for an anonymous request the
+    SHA-256 of its session key; jobs.visible_to decides who sees it) and its times."""
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="+", help_text="empty when asked anonymously (see session_hash)")
+    session_hash = models.CharField(max_length=64, blank=True, default="",
+                                    help_text="SHA-256 of the anonymous owner's session key (never the key)")
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class ExportJob(OwnedJob):
     """One background CSV export: who asked, what (the query string and the COPY it became),
     and how far the worker got. The COPY's SQL is built by the web from checked ids and numbers
     (webapp/traffic/csvexport.py) and stored so the worker writes exactly that CSV; no secret is
@@ -18,10 +33,6 @@ class ExportJob(models.Model):
         FAILED = "failed"
         EXPIRED = "expired"
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="+", help_text="empty when asked anonymously (see session_hash)")
-    session_hash = models.CharField(max_length=64, blank=True, default="",
-                                    help_text="SHA-256 of the anonymous owner's session key (never the key)")
     selection = models.TextField(help_text="the query string asked (series ids, range, resolution, unit)")
     filename = models.CharField(max_length=255)
     header = models.TextField(help_text="the CSV header line")
@@ -33,10 +44,7 @@ class ExportJob(models.Model):
     bytes_written = models.BigIntegerField(default=0)
     error = models.TextField(blank=True, default="")
     path = models.CharField(max_length=500, blank=True, default="", help_text="the file, once written")
-    created = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True, help_text="when its task went to the queue")
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "exports_job"
@@ -49,7 +57,7 @@ class ExportJob(models.Model):
         return min(0.99, self.rows_written / max(1, self.expected_rows))
 
 
-class AnalysisJob(models.Model):
+class AnalysisJob(OwnedJob):
     """One traffic analysis (issue 12) asked from the web or the API: the selection as a query
     string with the range made absolute, and the worker's progress and result (JSON of numbers;
     the page draws its figures from it). Owner rules as for ExportJob."""
@@ -60,19 +68,12 @@ class AnalysisJob(models.Model):
         DONE = "done"
         FAILED = "failed"
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="+", help_text="empty when asked anonymously (see session_hash)")
-    session_hash = models.CharField(max_length=64, blank=True, default="",
-                                    help_text="SHA-256 of the anonymous owner's session key (never the key)")
     selection = models.TextField(help_text="the analysis query string (series, absolute window, options)")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     fraction = models.FloatField(default=0.0, help_text="0..1, written by the worker between steps")
     step = models.CharField(max_length=200, blank=True, default="", help_text="what the worker is doing")
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True, default="")
-    created = models.DateTimeField(auto_now_add=True)
-    started = models.DateTimeField(null=True, blank=True)
-    finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         db_table = "exports_analysis_job"

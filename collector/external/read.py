@@ -35,19 +35,24 @@ def find(ref: int | str) -> ExternalSeries:
     raise LookupError(f"no external series {text!r}; candidates: {', '.join(names[:CANDIDATES])}{more}")
 
 
+def _window(series_id: int, start: datetime | None, end: datetime | None) -> tuple[str, list]:
+    """The WHERE clause (and its arguments) of one series' points with start <= t < end."""
+    where, args = "series_id = %s", [series_id]
+    if start is not None:
+        where += " AND t >= %s"
+        args.append(start)
+    if end is not None:
+        where += " AND t < %s"
+        args.append(end)
+    return where, args
+
+
 def points(series_id: int, start: datetime | None = None, end: datetime | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(t, value) of the series' points with start <= t < end (None: unbounded), in time order:
     t epoch seconds (float64) of interval starts, value the count in that interval (float64)."""
-    sql = "SELECT extract(epoch FROM t)::float8, value FROM external_point WHERE series_id = %s"
-    args: list = [series_id]
-    if start is not None:
-        sql += " AND t >= %s"
-        args.append(start)
-    if end is not None:
-        sql += " AND t < %s"
-        args.append(end)
+    where, args = _window(series_id, start, end)
     with connection.cursor() as cur:
-        cur.execute(sql + " ORDER BY t", args)
+        cur.execute(f"SELECT extract(epoch FROM t)::float8, value FROM external_point WHERE {where} ORDER BY t", args)
         rows = cur.fetchall()
     if not rows:
         return np.empty(0, dtype=np.float64), np.empty(0, dtype=np.float64)
@@ -93,15 +98,8 @@ def plot_points(series: ExternalSeries, max_points: int = 5000) -> tuple[list[st
 def iso_points(series_id: int, start: datetime | None = None, end: datetime | None = None,
                limit: int | None = None) -> list[tuple[str, float]]:
     """[(interval start ISO 8601 UTC, count), ...] with start <= t < end, in time order, at most limit."""
-    sql = f"SELECT {iso_sql('t')}, value FROM external_point WHERE series_id = %s"
-    args: list = [series_id]
-    if start is not None:
-        sql += " AND t >= %s"
-        args.append(start)
-    if end is not None:
-        sql += " AND t < %s"
-        args.append(end)
-    sql += " ORDER BY t"
+    where, args = _window(series_id, start, end)
+    sql = f"SELECT {iso_sql('t')}, value FROM external_point WHERE {where} ORDER BY t"
     if limit is not None:
         sql += " LIMIT %s"
         args.append(limit)

@@ -4,7 +4,17 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 
-from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory import topology
+from collector.inventory.models import (
+    CrossConnect,
+    Host,
+    Link,
+    LinkEvidence,
+    Port,
+    Switch,
+    VirtualChannel,
+    VirtualPath,
+)
 
 SECRET_FIELDS = ("community", "auth_key", "priv_key")
 
@@ -47,7 +57,7 @@ class SwitchAdmin(admin.ModelAdmin):
                     "poller_group", "enabled", "discovered_at")
     list_filter = ("enabled", "profile", "poller_group", "snmp_version")
     search_fields = ("name", "address", "sys_name")
-    readonly_fields = ("detected_profile", "sys_object_id", "sys_descr", "sys_name", "switch_type",
+    readonly_fields = ("detected_profile", "sys_object_id", "sys_descr", "sys_name", "switch_type", "identity",
                        "software_version", "hardware_version", "port_count", "uptime_cs", "uptime_at",
                        "discovered_at", "created_at", "updated_at")
     fieldsets = (
@@ -95,8 +105,69 @@ class CrossConnectAdmin(admin.ModelAdmin):
     list_select_related = ("switch", "in_port", "out_port")
 
 
+class ConflictFilter(admin.SimpleListFilter):
+    title = "conflict"
+    parameter_name = "conflict"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "in conflict"), ("no", "no conflict")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.exclude(conflict="")
+        if self.value() == "no":
+            return queryset.filter(conflict="")
+        return queryset
+
+
 @admin.register(Link)
 class LinkAdmin(admin.ModelAdmin):
-    list_display = ("a_port", "b_port", "b_host", "source", "note")
-    list_filter = ("source",)
+    """Links typed by hand and inferred ones, with their evidence; confirm or reject inferred links
+    (a rejected link stays, so inference never proposes it again: collector/inventory/topology.py)."""
+    list_display = ("__str__", "state", "source", "confidence", "conflict_short", "decided_by", "note")
+    list_filter = ("state", "source", ConflictFilter)
+    search_fields = ("a_port__name", "a_port__switch__name", "b_port__name", "b_port__switch__name", "b_host__name")
     autocomplete_fields = ("a_port", "b_port", "b_host")
+    list_select_related = ("a_port__switch", "b_port__switch", "b_host")
+    readonly_fields = ("confidence", "evidence_text", "conflict", "inferred_at", "decided_by", "decided_at")
+    exclude = ("evidence",)
+    actions = ["confirm", "reject"]
+
+    @admin.display(description="conflict")
+    def conflict_short(self, obj: Link) -> str:
+        return (obj.conflict[:120] + "...") if len(obj.conflict) > 120 else obj.conflict
+
+    @admin.display(description="evidence")
+    def evidence_text(self, obj: Link) -> str:
+        return "\n".join(f"{e.get('kind')} ({e.get('side')}, weight {e.get('weight')}): {e.get('says')}"
+                         for e in obj.evidence or []) or "-"
+
+    def _decide(self, request, queryset, state: str) -> None:
+        for link in queryset.filter(b_port__isnull=False):
+            topology.decide(link.id, state, request.user.get_username())
+        topology.infer_links()
+        self.message_user(request, f"{queryset.count()} link(s) {state}; inference ran again")
+
+    @admin.action(description="Confirm the selected links (kept whatever later evidence says)")
+    def confirm(self, request, queryset):
+        self._decide(request, queryset, "confirmed")
+
+    @admin.action(description="Reject the selected links (never proposed again)")
+    def reject(self, request, queryset):
+        self._decide(request, queryset, "rejected")
+
+
+@admin.register(LinkEvidence)
+class LinkEvidenceAdmin(admin.ModelAdmin):
+    """What the agents said about their neighbours, as said, and what it was matched to (read-only:
+    discovery and inference write it)."""
+    list_display = ("switch", "port", "kind", "says", "resolution", "seen_at")
+    list_filter = ("kind", "switch", ("far_switch", admin.EmptyFieldListFilter))
+    search_fields = ("says", "resolution", "switch__name", "port__name")
+    list_select_related = ("switch", "port")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -26,15 +26,22 @@ from django.utils import timezone
 
 from collector.core.aio import run_async
 from collector.core.detect import detect_profile
+from collector.core.neighbours import parse_neighbours
 from collector.core.profiles import Profile, get_profile, object_by_name
-from collector.core.snapshot import PARSERS, PORT_FIELD_SOURCES, PORT_TABLE, Snapshot, fore_port_name, num, text
+from collector.core.snapshot import PARSERS, PORT_FIELD_SOURCES, PORT_TABLE, Snapshot, num, text
 from collector.core.snmp_types import SnmpError
-from collector.inventory.models import CrossConnect, Link, Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory import topology
+from collector.inventory.models import CrossConnect, Port, Switch, VirtualChannel, VirtualPath
 from collector.inventory.ports import unique_names
 
 log = logging.getLogger(__name__)
 FACT_SCALARS = ("sysDescr", "sysObjectID", "sysUpTime", "sysName")
-FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 3: "ASX-1000", 4: "ASX-200WG", 5: "ASX-200BX", 6: "ASX-200BXE"}
+# Tables real agents answer out of OID order (LLDP-MIB: by local port): walked without the order
+# check, each row read once (collector/core/snmp.py walk(ordered=False)).
+UNORDERED_TABLES = {"lldpRemChassisId", "lldpLocPortId"}
+# Fore-Switch-MIB switchType (and boardModel) values.
+FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 4: "ASX-200WG", 5: "ASX-200BX", 6: "ASX-200BXE", 8: "ASX-1000",
+              15: "TNX-210", 16: "TNX-1100", 17: "ASX-1200", 18: "ASX-4000", 20: "ESX-3000", 22: "ASX-150"}
 PORT_FIELDS = ("if_index", "agent_name", "label", "description", "port_type", "is_atm", "speed_bps",
                "capacity_cells", "admin_status", "oper_status", "status_since", "max_bw_in", "alloc_bw_in",
                "max_bw_out", "alloc_bw_out", "max_vpcs", "max_vccs", "neighbor_address", "neighbor_ifname")
@@ -49,6 +56,8 @@ class DiscoveryReport:
     failures: list[str] = field(default_factory=list)      # "ifXTable (1.3.6.1.2.1.31.1.1.1): timeout ..."
     fitted: int = 0                                         # values cut or left empty to fit their column
     renamed: int = 0
+    claims: int = 0                                         # neighbour claims stored as link evidence
+    unmatched: dict[str, int] = field(default_factory=dict)  # neighbour rows not matched to a port, by reason
 
     @property
     def complete(self) -> bool:
@@ -58,9 +67,13 @@ class DiscoveryReport:
         parts = [f"{n} {k}" for k, n in self.counts.items()]
         parts += [f"{n} {k} gone" for k, n in self.gone.items() if n]
         if self.renamed:
-            parts.append(f"{self.renamed} port names made unique")
+            parts.append(f"{self.renamed} ports renamed")
         if self.fitted:
             parts.append(f"{self.fitted} values fitted to their columns")
+        if self.claims:
+            parts.append(f"{self.claims} neighbour claims")
+        if self.unmatched:
+            parts.append(f"{sum(self.unmatched.values())} neighbour rows not matched to a port")
         text_ = f"{self.switch} ({self.profile}): " + ", ".join(parts)
         if self.failures:
             text_ += "; NOT WALKED: " + "; ".join(self.failures)
@@ -88,11 +101,15 @@ async def read_switch(switch: Switch) -> tuple[str, dict, Snapshot, set[str], li
         failures: list[str] = []
         for table, names in _tables(profile).items():
             try:
-                walked.update(await session.walk([object_by_name(c).oid for c in names]))
+                walked.update(await session.walk([object_by_name(c).oid for c in names],
+                                                 ordered=not UNORDERED_TABLES & set(names)))
             except SnmpError as exc:
                 failed.update(names)
                 failures.append(f"{', '.join(names[:3])}{' ...' if len(names) > 3 else ''} ({table}): {exc}")
-        return profile_name, scalars, PARSERS[profile.discovery_parser](walked), failed, failures
+        snap = PARSERS[profile.discovery_parser](walked)
+        snap.neighbours = parse_neighbours(walked, scalars, snap.ports)
+        snap.facts["walked"] = {n for n in profile.discovery_columns if n not in failed}
+        return profile_name, scalars, snap, failed, failures
 
 
 def _version(value: object) -> str:
@@ -187,6 +204,8 @@ def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, 
     if_indexes = {k: p.if_index for k, p in existing.items()}
     if_indexes.update({k: v.get("if_index", if_indexes.get(k)) for k, v in seen.items()})
     names = unique_names((k, agents[k], if_indexes.get(k)) for k in agents)
+    # Counted before the ports take their new names: series and history follow the port (its key).
+    report.renamed = sum(1 for k, p in existing.items() if p.name != names[k])
     new, changed = [], []
     for key, values in seen.items():
         port = existing.get(key)
@@ -202,7 +221,6 @@ def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, 
         if key not in seen and port.name != names[key]:
             port.name = names[key]
             changed.append(port)
-    report.renamed = sum(1 for k, p in existing.items() if p.name != names[k] and p.agent_name)
     fields = ["name", "last_seen", "gone_at", *PORT_FIELDS]
     with transaction.atomic():
         Port.objects.bulk_update(changed, fields, batch_size=500)
@@ -258,27 +276,14 @@ def apply_snapshot(switch: Switch, snap: Snapshot, failed: set[str] = frozenset(
             if label == "ports" or not failed:
                 report.gone[label] = model.objects.filter(switch=switch, gone_at__isnull=True).exclude(
                     pk__in=seen).update(gone_at=now)
-        _link_neighbours(switch, ports.values())
+        if snap.neighbours is not None:
+            if snap.neighbours.identity.as_json() != switch.identity:
+                switch.identity = snap.neighbours.identity.as_json()
+                switch.save(update_fields=["identity"])
+            report.claims = topology.store_claims(switch, snap.neighbours, ports,
+                                                  set(snap.facts.get("walked") or ()))
+            report.unmatched = dict(snap.neighbours.unmatched)
     return report
-
-
-def _link_neighbours(switch: Switch, ports) -> None:
-    """ILMI neighbour data names the switch (by IP) and interface at the far end of a port."""
-    for port in ports:
-        if not port.neighbor_address:
-            continue
-        far_switch = Switch.objects.filter(address=port.neighbor_address).exclude(pk=switch.pk).first()
-        if far_switch is None:
-            continue
-        far = None
-        if port.neighbor_ifname:
-            # ILMI reports the far interface as the far agent names it: a FORE BNP ("1D1")
-            # is our port "D1"; an ifName is our port name as is.
-            names = {port.neighbor_ifname, fore_port_name(port.neighbor_ifname, None, 0)}
-            far = Port.objects.filter(switch=far_switch, agent_name__in=names).first() or Port.objects.filter(
-                switch=far_switch, name__in=names).first()
-        if far and not Link.objects.filter(a_port=far, b_port=port).exists():
-            Link.objects.get_or_create(a_port=port, b_port=far, defaults={"source": "ilmi"})
 
 
 def discover(switch: Switch) -> DiscoveryReport:

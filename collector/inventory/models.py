@@ -101,6 +101,9 @@ class Switch(models.Model):
     uptime_cs = models.BigIntegerField(null=True, blank=True, help_text="agent uptime (1/100 s) at uptime_at")
     uptime_at = models.DateTimeField(null=True, blank=True)
     discovered_at = models.DateTimeField(null=True, blank=True)
+    identity = models.JSONField(default=dict, blank=True, help_text=(
+        "how neighbours name this switch, as discovery read it: atm_address (FORE SPANS), lldp_chassis, "
+        "lldp_sys_name, lldp_port_ids (collector/core/neighbours.py)"))
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -277,13 +280,30 @@ class CrossConnect(Discovered):
 
 
 class Link(models.Model):
-    """A cable: switch port to switch port, or switch port to host."""
-    SOURCES = [("manual", "entered by hand"), ("ilmi", "ILMI neighbour"), ("discovery", "discovery")]
+    """A cable: switch port to switch port, or switch port to host.
+
+    Entered by hand (state confirmed), or inferred from what the agents say (source "inferred",
+    state inferred, with its evidence and confidence: collector/inventory/linkinfer.py). An operator
+    confirms an inferred link (kept whatever later evidence says, but a contradiction is shown) or
+    rejects it (kept as rejected: inference never proposes it again). `conflict` says why a link is
+    contradicted (two links on one port, a far end that vanished, evidence naming another port).
+    """
+    SOURCES = [("manual", "entered by hand"), ("ilmi", "ILMI neighbour"), ("discovery", "discovery"),
+               ("inferred", "inferred from what the agents say")]
+    STATES = [("confirmed", "confirmed"), ("inferred", "inferred"), ("rejected", "rejected")]
     a_port = models.ForeignKey(Port, on_delete=models.CASCADE, related_name="links_a")
     b_port = models.ForeignKey(Port, on_delete=models.CASCADE, null=True, blank=True, related_name="links_b")
     b_host = models.ForeignKey(Host, on_delete=models.CASCADE, null=True, blank=True, related_name="links")
     source = models.CharField(max_length=16, choices=SOURCES, default="manual")
     note = models.CharField(max_length=255, blank=True, default="")
+    state = models.CharField(max_length=10, choices=STATES, default="confirmed")
+    confidence = models.FloatField(null=True, blank=True, help_text="of the last inference, 0..1")
+    evidence = models.JSONField(default=list, blank=True,
+                                help_text="the evidence of the last inference: [{kind, side, says, weight}]")
+    conflict = models.TextField(blank=True, default="", help_text="what contradicts this link (empty: nothing)")
+    inferred_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=150, blank=True, default="", help_text="who confirmed or rejected it")
+    decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -293,7 +313,51 @@ class Link(models.Model):
                 name="link_one_far_end"),
             models.UniqueConstraint(fields=["a_port", "b_port"], name="link_port_port"),
             models.UniqueConstraint(fields=["a_port", "b_host"], name="link_port_host"),
+            models.CheckConstraint(condition=Q(confidence__isnull=True) | (Q(confidence__gte=0) & Q(confidence__lte=1)),
+                                   name="link_confidence_0_1"),
         ]
 
     def __str__(self) -> str:
         return f"{self.a_port} <-> {self.b_port or self.b_host}"
+
+
+class LinkEvidence(models.Model):
+    """One thing an agent (or the archive) says about what a port is cabled to, kept as said.
+
+    Discovery replaces a switch's rows of the kinds it walks; the inference run resolves `far`
+    to an inventory switch and port (far_switch, far_port, or `resolution` says why not) and
+    adds the rows it derives itself (port labels naming a switch, cross-connect continuity)."""
+    KINDS = [("ilmi", "ILMI neighbour (ATM-MIB)"), ("lldp", "LLDP neighbour (LLDP-MIB)"),
+             ("fore-signalling", "FORE signalling path (SPANS)"), ("fore-topology", "FORE SPANS topology"),
+             ("port-label", "port name naming a switch"), ("xc-continuity", "cross-connect continuity")]
+    switch = models.ForeignKey(Switch, on_delete=models.CASCADE, related_name="link_evidence")
+    port = models.ForeignKey(Port, on_delete=models.CASCADE, null=True, blank=True, related_name="link_evidence",
+                             help_text="the reporting port (empty: about the switch as a whole)")
+    kind = models.CharField(max_length=16, choices=KINDS)
+    says = models.CharField(max_length=255, help_text="what was said, in words")
+    far = models.JSONField(default=dict, blank=True, help_text="what names the far end, as said")
+    far_switch = models.ForeignKey(Switch, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    far_port = models.ForeignKey(Port, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    resolution = models.CharField(max_length=255, blank=True, default="",
+                                  help_text="how the far end was matched, or why it was not")
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["switch", "kind", "port"]
+        indexes = [models.Index(fields=["switch", "kind"], name="evidence_switch_kind")]
+        verbose_name_plural = "link evidence"
+
+    def __str__(self) -> str:
+        return f"{self.switch.name}: {self.says}"
+
+
+class MapPosition(models.Model):
+    """Where the network map draws a node ("switch:<id>" or "host:<id>"), once someone placed it."""
+    node = models.CharField(max_length=40, unique=True)
+    x = models.FloatField()
+    y = models.FloatField()
+    moved_by = models.CharField(max_length=150, blank=True, default="")
+    moved_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.node} ({self.x:.0f}, {self.y:.0f})"

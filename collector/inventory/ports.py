@@ -6,9 +6,15 @@ has that name, else the agent name with its ifIndex ("lo0 (ifIndex 16)"; "A1 (po
 FORE port without one). The rule depends only on the set of names, so rediscovery gives every
 port the same name again; series and history follow the port, not its name.
 
+FORE switches name ports by BNP (board, network module, port: "1A1"). On a single-board switch the
+name drops the board digit ("A1", as the seed's tables), on a switch with several boards it keeps
+it ("1A1", "2A1"): discovery decides (collector/core/snapshot.py fore_port_name).
+
 `find_port` accepts what a user types in the CLI, the API or a URL: the unique name, the agent
-name when only one port has it, "ifindex:N" (or "ifIndex N"), or the agent's index (key); an
-ambiguous or unknown reference raises PortLookupError listing the candidates.
+name when only one port has it, "ifindex:N" (or "ifIndex N"), the agent's index (key), or another
+form of the name (`other_forms`: "1A1" for "A1" on a single-board switch, "A1" for "2A1" where only
+one board has an A1, "Gi1/0/1" for "GigabitEthernet1/0/1"); an ambiguous or unknown reference
+raises PortLookupError listing the candidates.
 """
 from __future__ import annotations
 
@@ -17,15 +23,17 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from collector.core.names import has_board, interface_key, strip_board
 from collector.inventory.models import Port, Switch
 
 IF_INDEX_REF = re.compile(r"(?i)^if-?index[:= ]?\s*(\d+)$")
 
 
 class PortLookupError(LookupError):
-    def __init__(self, message: str, candidates: list[str]):
+    def __init__(self, message: str, candidates: list[str], ambiguous: bool = False):
         super().__init__(message)
         self.candidates = candidates
+        self.ambiguous = ambiguous      # several ports answer to the reference (candidates: all of them)
 
 
 def qualified(agent_name: str, key: str, if_index: int | None) -> str:
@@ -54,7 +62,7 @@ def find_port(switch: Switch, ref: str, include_gone: bool = True) -> Port:
         found = list(ports.filter(if_index=int(m.group(1))))
     else:
         found = list(ports.filter(name=text)) or list(ports.filter(agent_name=text)) or list(
-            ports.filter(key=text)) or list(ports.filter(name__iexact=text))
+            ports.filter(key=text)) or list(ports.filter(name__iexact=text)) or other_forms(list(ports), text)
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
@@ -63,8 +71,25 @@ def find_port(switch: Switch, ref: str, include_gone: bool = True) -> Port:
             return present[0]
         names = sorted(p.name for p in found)
         raise PortLookupError(f"port {text!r} of {switch.name} is ambiguous: it names {', '.join(names)}; "
-                              "give one of these names or ifindex:N", names)
+                              "give one of these names or ifindex:N", names, ambiguous=True)
     known = list(ports.values_list("name", flat=True))
     close = difflib.get_close_matches(text, known, n=6, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else f" ({len(known)} ports)"
     raise PortLookupError(f"no port {text!r} on {switch.name}{hint}", close)
+
+
+def other_forms(ports: list[Port], text: str) -> list[Port]:
+    """Ports a reference names in another form than their name: the agent's description (a FORE
+    BNP "1A1", an ifDescr), the FORE name without its board digit ("A1" for "2A1": ambiguous on a
+    switch with several boards), or another spelling of an interface name ("Gi1/0/1")."""
+    found = [p for p in ports if p.description and p.description == text]
+    if found:
+        return found
+    if not has_board(text):
+        found = [p for p in ports if has_board(p.agent_name or p.name)
+                 and strip_board(p.agent_name or p.name).upper() == text.upper()]
+        if found:
+            return found
+    key = interface_key(text)
+    return [p for p in ports if key and key in {interface_key(p.name), interface_key(p.agent_name),
+                                                  interface_key(p.description)}]

@@ -5,7 +5,8 @@ call to act, so a view never orchestrates polls itself.
   what was found and drop the ingest cache of the switch;
 - poll(switch_id): one poll under the per-switch lock (never twice at once);
 - check_switch(switch_id): discover, then poll ("check now" on the switch page);
-- check_host(host_id): one reachability check, recorded.
+- check_host(host_id): one reachability check, recorded;
+- infer_links(): cross-connect continuity from the archive, then link inference (docs/topology.md).
 """
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ import logging
 from dataclasses import dataclass
 
 import redis
+from django.conf import settings
 from django.db import DatabaseError
 
-from collector.archive import ingest
+from collector.archive import continuity, ingest
 from collector.archive.series_links import link_series
 from collector.core.profiles import ProfileError
 from collector.core.snmp_types import SnmpError
-from collector.inventory import discovery
+from collector.inventory import discovery, topology
 from collector.inventory.discovery import DiscoveryReport
 from collector.inventory.models import Switch
 from collector.poller import hostcheck, metrics, runner
@@ -39,12 +41,14 @@ DISCOVERY_ERRORS = (SnmpError, ProfileError, OSError, DiscoveryFailed)
 
 
 def discover(switch_id: int) -> DiscoveryReport:
-    """Discovery of one switch and what the archive keeps in step with it. A table the agent did
-    not answer is in the report (report.complete False); a database error is DiscoveryFailed."""
+    """Discovery of one switch and what the archive keeps in step with it, then link inference over
+    the claims it brought. A table the agent did not answer is in the report (report.complete False);
+    a database error is DiscoveryFailed."""
     switch = Switch.objects.get(pk=switch_id)
     try:
         report = discovery.discover(switch)
         link_series(switch)
+        topology.infer_links()
     except DatabaseError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         raise DiscoveryFailed(f"{switch.name}: database error while storing what the agent answered: "
@@ -53,6 +57,14 @@ def discover(switch_id: int) -> DiscoveryReport:
         ingest.forget(switch.id)
         runner.forget_expected(switch.id)
     return report
+
+
+def infer_links(window_min: int | None = None) -> topology.InferenceReport:
+    """Cross-connect continuity over the last `window_min` minutes of polls (the archive), stored as
+    evidence, then one inference run over every claim (collector/inventory/topology.py)."""
+    findings = continuity.observe(window_min or settings.CELLAR_TOPOLOGY_WINDOW_MIN)
+    topology.store_continuity(findings)
+    return topology.infer_links()
 
 
 def poll(switch_id: int, *, without_lock_if_redis_down: bool = False) -> str:

@@ -121,6 +121,12 @@ def static_entries() -> dict[str, dict]:
             "task": "cellar.close_bills", "schedule": BILLING_S,
             "options": {"queue": "default", "expires": BILLING_S},
         },
+        # Switch-to-switch links from evidence (docs/topology.md): cross-connect continuity over the
+        # last polls (collector/archive/continuity.py), then the inference over every claim.
+        "infer-links": {
+            "task": "cellar.infer_links", "schedule": float(settings.CELLAR_TOPOLOGY_INTERVAL),
+            "options": {"queue": "default", "expires": settings.CELLAR_TOPOLOGY_INTERVAL},
+        },
         # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
         "retention": {
             "task": "cellar.retention", "schedule": 3600.0,

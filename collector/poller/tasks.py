@@ -74,6 +74,12 @@ def close_bills() -> dict:
     return closing.run(budget_s=0.8 * schedule.BILLING_S)
 
 
+@app.task(name="cellar.infer_links")
+def infer_links() -> str:
+    """Cross-connect continuity over the last polls, then link inference over every claim."""
+    return actions.infer_links().summary()
+
+
 @app.task(name="cellar.retention")
 def retention() -> dict:
     """Drop raw, tier and poll-log chunks older than their configured retention."""

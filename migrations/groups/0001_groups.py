@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('archive', '0004_rollup_recomputed_day'),
-        ('inventory', '0005_switch_time_zone'),
+        ('inventory', '0006_switch_time_zone'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

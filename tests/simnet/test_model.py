@@ -147,12 +147,12 @@ def test_exactly_one_counter32_initialised_near_wrap(net):
             if sw.name != "ipsw48" and period > 600:
                 pass
     assert hits == [("asx200bx", "portTransmittedCells", {"port": "D1"})]
-    # and nothing else outside ipsw48 wraps within 2 minutes
+    # and nothing else wraps within 2 minutes, but 32-bit octet counters whose rate wraps them
+    # every few minutes by nature (ipsw48, ipsw8's uplink)
     for sw in net.switches:
-        if sw.name == "ipsw48":
-            continue
         for s in rec.series_entries(rec.switch_records(sw), T0):
-            if s["syntax"] == "Counter32" and s["rate"] and (sw.name, s["object"], s["labels"]) not in hits:
+            if s["syntax"] == "Counter32" and s["rate"] and (sw.name, s["object"], s["labels"]) not in hits \
+                    and 2 ** 32 / s["rate"] > 600:
                 assert s["wraps_at"] - T0 > 120, (sw.name, s)
 
 

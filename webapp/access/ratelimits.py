@@ -17,8 +17,9 @@ log = logging.getLogger(__name__)
 # URL names (namespace:name) whose every request costs a database scan of many rows: CSV exports,
 # percentiles, analyses and images. Plots are not here: a page draws them on each visit.
 EXPENSIVE = frozenset({
-    "traffic:export", "traffic:p95", "datasets:export", "status:run_csv", "external:csv", "analysis:run",
-    "analysis:create", "talkers:page", "talkers:api", "talkers:export",
+    "traffic:export", "traffic:plot-csv", "traffic:p95", "datasets:export", "status:run_csv", "external:csv",
+    "analysis:run", "analysis:create", "traffic:image-png", "traffic:image-svg", "links:image",
+    "talkers:page", "talkers:api", "talkers:export",
 })
 GROUP = "cellar-expensive"
 

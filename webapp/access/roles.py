@@ -2,8 +2,8 @@
 
 viewer:   reads pages, plots, CSV and the JSON API.
 operator: a viewer who also checks switches and hosts now, creates experiment runs, imports
-          external series from CSV, makes groups of series and tags (and, as they come, alert
-          rules and saved views).
+          external series from CSV, makes groups of series and tags, saves views (short
+          URLs) and makes image links (and, as they come, alert rules).
 admin:    an operator who also edits the inventory and its SNMP credentials in the admin (is_staff),
           sees the audit trail, manages everyone's API tokens, and makes, changes and deletes
           bills (money: an operator reads them) and the groups bills use.
@@ -42,7 +42,9 @@ VIEWER = (READ,)
 OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_experimentrun",
                      "studies.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
                      "external.view_externalseries", "groups.add_group", EDIT_GROUPS, "groups.delete_group",
-                     "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag")
+                     "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag",
+                     "personal.add_savedview", "personal.add_imagelink",
+                     "inventory.change_mapposition")   # move nodes on the map
 ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "groups.*", "billing.*", "poller.view_switchhealth",
                     "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",

@@ -5,7 +5,6 @@ the token itself is shown once, when it is made.
 """
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -13,12 +12,11 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from webapp.access.models import ApiToken
+from webapp.access.models import ApiToken, digest
 
 PREFIX = "cellar_"
 MAX_DAYS = 366                      # a token that never expires is a password nobody rotates
 DEFAULT_DAYS = 90
-LAST_USED_EVERY = timedelta(minutes=1)   # last_used is written at most this often (no write per request)
 
 
 class TokenError(ValueError):
@@ -29,10 +27,6 @@ class TokenError(ValueError):
 class Issued:
     token: ApiToken
     plaintext: str
-
-
-def digest(plaintext: str) -> str:
-    return hashlib.sha256(plaintext.encode()).hexdigest()
 
 
 def issue(user, name: str, days: int = DEFAULT_DAYS, now: datetime | None = None) -> Issued:
@@ -69,22 +63,13 @@ def check(plaintext: str, now: datetime | None = None) -> ApiToken:
     tok = ApiToken.objects.select_related("user").filter(digest=digest(plaintext)).first()
     if tok is None:
         raise TokenError("unknown API token")
-    if tok.revoked:
-        raise TokenError(f"API token {tok.prefix}… was revoked")
-    if tok.expires <= now:
-        raise TokenError(f"API token {tok.prefix}… expired at {tok.expires:%Y-%m-%d %H:%M} UTC")
-    if not tok.user.is_active:
-        raise TokenError(f"the user of API token {tok.prefix}… is not active")
-    if tok.last_used is None or now - tok.last_used >= LAST_USED_EVERY:
-        ApiToken.objects.filter(pk=tok.pk).update(last_used=now)
-        tok.last_used = now
+    refusal = tok.refusal(tok.user, now)
+    if refusal:
+        raise TokenError(refusal)
+    tok.touch(now)
     return tok
 
 
 def revoke(token: ApiToken, now: datetime | None = None) -> bool:
     """Revoke (idempotent); False when it was revoked already."""
-    if token.revoked:
-        return False
-    token.revoked = now or timezone.now()
-    token.save(update_fields=["revoked"])
-    return True
+    return token.revoke(now)

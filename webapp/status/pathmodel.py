@@ -2,16 +2,17 @@
 
 Input records are plain copies of the inventory (switches, ports, hosts, links, cross-connects,
 VC/VP endpoints) and of the latest cell rates, built by webapp.status.queries.load_network; the
-results (Neighbor, Hop, Trace, Connection) are what `pathtrace.Network` answers. The two name
-matching rules the tracer's inferences rest on (ILMI neighbour ifName, port labels naming a
-host) live here as well, next to the PortInfo they read.
+results (Neighbor, Hop, Trace, Connection) are what `pathtrace.Network` answers. Switch-to-switch
+links come from the inventory (entered by hand, or inferred from evidence with a confidence:
+collector/inventory/linkinfer.py); the one inference made here is a host attached to the port whose
+label names it (collector/core/names.py label_matches_name).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from collector.core import names
 from collector.core.facts import CELL_BITS
 
 # --------------------------------------------------------------------------- input records
@@ -61,6 +62,18 @@ class LinkInfo:
     b_host_id: int | None = None
     source: str = "manual"
     note: str = ""
+    state: str = "confirmed"            # confirmed | inferred | rejected (collector/inventory/models.py Link)
+    confidence: float | None = None
+    conflict: str = ""
+    evidence: tuple[str, ...] = ()      # what the inference weighed, in words
+
+    @property
+    def used_as(self) -> str:
+        """How the tracer names the link: manual (entered by hand), confirmed (inferred, then
+        confirmed by an operator) or inferred."""
+        if self.state == "inferred":
+            return "inferred"
+        return "confirmed" if self.source == "inferred" else "manual"
 
 
 @dataclass(frozen=True)
@@ -115,9 +128,12 @@ class Neighbor:
     """What a port is cabled to: a port of another switch, or a host."""
     port: PortInfo | None
     host: HostInfo | None
-    source: str                      # manual | ilmi | discovery | inferred-ilmi | inferred-label
+    # manual | confirmed | inferred (links) | "inferred from port name" (a host found by its port's name)
+    source: str
     link_id: int | None = None
     note: str = ""
+    confidence: float | None = None
+    conflict: str = ""
 
     @property
     def inferred(self) -> bool:
@@ -191,6 +207,30 @@ class Trace:
         return self.hops[0] if self.hops else None
 
     @property
+    def links_used(self) -> list[Neighbor]:
+        """The switch-to-switch links the trace crossed, in order (how each was known: manual,
+        confirmed or inferred, with its confidence)."""
+        return [h.via for h in self.hops if h.via is not None and h.via.port is not None and h.via.link_id]
+
+    @property
+    def links_summary(self) -> str:
+        """ "2 links: 1 inferred (confidence 0.97), 1 manual" or ""."""
+        used = self.links_used + ([self.end_via] if self.end_via and self.end_via.port is not None
+                                  and self.end_via.link_id and self.end_kind != "host" else [])
+        if not used:
+            return ""
+        kinds: dict[str, list[Neighbor]] = {}
+        for nb in used:
+            kinds.setdefault(nb.source, []).append(nb)
+        parts = []
+        for kind in ("inferred", "confirmed", "manual"):
+            nbs = kinds.get(kind, [])
+            if nbs:
+                conf = [f"{nb.confidence:.2f}" for nb in nbs if nb.confidence is not None and kind == "inferred"]
+                parts.append(f"{len(nbs)} {kind}" + (f" (confidence {', '.join(conf)})" if conf else ""))
+        return f"{len(used)} link{'s' if len(used) != 1 else ''} between switches: " + ", ".join(parts)
+
+    @property
     def rate(self) -> Rate | None:
         """The rate at the first hop that has one (cells entering the network)."""
         for h in self.hops:
@@ -251,35 +291,5 @@ class Connection:
 
 # --------------------------------------------------------------------------- matching helpers
 
-_BNP = re.compile(r"^\d+(?=[A-Za-z])")
-
-
-def _norm(text: str) -> str:
-    return text.strip().strip(".").lower()
-
-
-def port_name_matches(port: PortInfo, ifname: str) -> bool:
-    """Does an ILMI neighbour ifName designate this port? "1D1" (FORE BNP) matches "D1"."""
-    want = ifname.strip()
-    if not want:
-        return False
-    cands = {port.name, port.description, port.key}
-    if want in cands:
-        return True
-    short = _BNP.sub("", want)
-    return bool(short) and short != want and short.upper() == port.name.upper()
-
-
-def label_matches_name(label: str, name: str) -> bool:
-    """A port label designates a host/switch name: equal, a dotted prefix either way, or the
-    15-character truncation FORE applies to portName ("punx-atm.tioc.m" ~ "punx-atm.tioc.magic.net")."""
-    a, b = _norm(label), _norm(name)
-    if len(a) < 3 or not b:
-        return False
-    if a == b or b.startswith(a + ".") or a.startswith(b + "."):
-        return True
-    if len(a) >= 12 and b.startswith(a):
-        return True
-    # Truncated in the middle of a dotted label: "houdini.tioc." vs "houdini.tioc"
-    return len(a) >= 12 and a.startswith(b)
-
+# One definition of the rule (collector/core/names.py), used here for hosts named by port labels.
+label_matches_name = names.label_matches_name

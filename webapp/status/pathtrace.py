@@ -30,7 +30,9 @@ terminate on a switch's control port (FORE CTL).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
+from collector.inventory.linkinfer import MIN_CONFIDENCE
 from webapp.status.pathmodel import (
     Connection,
     EndpointInfo,
@@ -44,10 +46,42 @@ from webapp.status.pathmodel import (
     Trace,
     XcInfo,
     label_matches_name,
-    port_name_matches,
 )
 
+
+def usable(link: LinkInfo) -> bool:
+    """A link the tracer follows: entered or confirmed by hand (even when contradicted: the
+    contradiction is shown with it), or inferred with enough confidence and no conflict."""
+    if link.state == "confirmed":
+        return True
+    return (link.state == "inferred" and not link.conflict
+            and link.confidence is not None and link.confidence >= MIN_CONFIDENCE)
+
+
+def link_note(link: LinkInfo) -> str:
+    if link.state == "inferred":
+        return (f"inferred link, confidence {link.confidence:.2f}: " + "; ".join(link.evidence))[:500]
+    text = link.note or ("confirmed by an operator" if link.source == "inferred" else "entered by hand")
+    return text + (f" (contradicted: {link.conflict})" if link.conflict else "")
+
 # --------------------------------------------------------------------------- the network
+
+
+def _vpvc(vpi: int, vci: int | None) -> str:
+    return f"{vpi}/{vci}" if vci is not None else f"VP {vpi}"
+
+
+def cycle_words(hops: list[Hop], xc_id: int, vci: int | None, backward: bool = False) -> str:
+    """The cycle of cross-connects a trace ran into, named hop by hop (a trace never loops: it
+    stops there and says so)."""
+    at = next((i for i, h in enumerate(hops) if h.xc.id == xc_id and (h.in_vci == vci or h.xc.kind == "vc")), 0)
+    ring = hops[:at + 1] if backward else hops[at:]
+    steps = " -> ".join(f"{h.switch.name} {h.in_port.name} {_vpvc(h.in_vpi, h.in_vci)}"
+                        f" -> {h.out_port.name} {_vpvc(h.out_vpi, h.out_vci)}" for h in ring)
+    first = ring[0] if ring else None
+    back = f" -> back to {first.switch.name} {first.in_port.name}" if first else ""
+    return f"loops: a cycle of {len(ring)} cross-connect{'s' if len(ring) != 1 else ''}: {steps}{back}"
+
 
 
 class Network:
@@ -65,7 +99,8 @@ class Network:
             if x.in_port_id not in self.ports or x.out_port_id not in self.ports:
                 continue
             (self.gone_xcs if x.gone_at else self.xcs).append(x)
-        self.xcs.sort(key=lambda x: (x.switch_id, self._port_sort(x.in_port_id), x.in_vpi, x.in_vci or -1))
+        order = {pid: self._port_sort(pid) for pid in {x.in_port_id for x in self.xcs}}
+        self.xcs.sort(key=lambda x: (x.switch_id, order[x.in_port_id], x.in_vpi, x.in_vci or -1))
         self.xc_in: dict[tuple, list[XcInfo]] = {}
         self.xc_out: dict[tuple, list[XcInfo]] = {}
         self.xc_by_in_port: dict[int, list[XcInfo]] = {}
@@ -83,6 +118,8 @@ class Network:
             self.ports_by_switch.setdefault(p.switch_id, []).append(p)
         self.neighbors: dict[int, list[Neighbor]] = {}
         self.attachments: dict[int, list[tuple[PortInfo, Neighbor]]] = {}
+        # inferred links the tracer does not follow (in conflict, too weak), to say so where a trace stops
+        self.unused: dict[int, list[tuple[LinkInfo, PortInfo]]] = {}
         self._build_neighbors(infer)
 
     # -- topology -------------------------------------------------------------------------
@@ -108,39 +145,24 @@ class Network:
         explicit: set[int] = set()
         for link in self.links:
             a = self.ports.get(link.a_port_id)
-            if a is None:
+            if a is not None and link.b_port_id in self.ports and link.state == "inferred" and not usable(link):
+                for near, far in ((a.id, link.b_port_id), (link.b_port_id, a.id)):
+                    self.unused.setdefault(near, []).append((link, self.ports[far]))
+            if a is None or link.state == "rejected" or not usable(link):
                 continue
             if link.b_port_id is not None:
                 b = self.ports.get(link.b_port_id)
                 if b is None:
                     continue
-                self._add(a.id, Neighbor(b, None, link.source, link.id, link.note))
-                self._add(b.id, Neighbor(a, None, link.source, link.id, link.note))
+                note = link_note(link)
+                self._add(a.id, Neighbor(b, None, link.used_as, link.id, note, link.confidence, link.conflict))
+                self._add(b.id, Neighbor(a, None, link.used_as, link.id, note, link.confidence, link.conflict))
                 explicit.update((a.id, b.id))
             elif link.b_host_id is not None and link.b_host_id in self.hosts:
-                self._add(a.id, Neighbor(None, self.hosts[link.b_host_id], link.source, link.id, link.note))
+                self._add(a.id, Neighbor(None, self.hosts[link.b_host_id], link.used_as, link.id, link.note))
                 explicit.add(a.id)
         if not infer:
             return
-        # ILMI neighbour data: port -> (switch by address, port by ifName), either side.
-        by_address: dict[str, list[SwitchInfo]] = {}
-        for s in self.switches.values():
-            if s.address:
-                by_address.setdefault(s.address, []).append(s)
-        for p in sorted(self.ports.values(), key=lambda p: p.id):
-            if p.id in explicit or not p.neighbor_address:
-                continue
-            far_switches = [s for s in by_address.get(p.neighbor_address, []) if s.id != p.switch_id]
-            if len(far_switches) != 1:
-                continue
-            cands = [q for q in self.ports_by_switch.get(far_switches[0].id, [])
-                     if port_name_matches(q, p.neighbor_ifname)]
-            if len(cands) == 1 and cands[0].id not in explicit:
-                q = cands[0]
-                note = f"ILMI: {p.name} reports neighbour {p.neighbor_address} {p.neighbor_ifname}"
-                self._add(p.id, Neighbor(q, None, "inferred-ilmi", None, note))
-                self._add(q.id, Neighbor(p, None, "inferred-ilmi", None, note))
-                explicit.update((p.id, q.id))
         # Port labels naming exactly one host.
         hosts = sorted(self.hosts.values(), key=lambda h: h.id)
         for p in sorted(self.ports.values(), key=lambda p: p.id):
@@ -148,8 +170,13 @@ class Network:
                 continue
             hits = [h for h in hosts if label_matches_name(p.label, h.name) or (h.address and p.label == h.address)]
             if len(hits) == 1:
-                self._add(p.id, Neighbor(None, hits[0], "inferred-label", None,
+                self._add(p.id, Neighbor(None, hits[0], "inferred from port name", None,
                                          f"port name '{p.label}' matches host {hits[0].name}"))
+
+    def _far_name(self, nb: Neighbor) -> str:
+        if nb.port is None:
+            return nb.host.name if nb.host else "?"
+        return f"{self.switches[nb.port.switch_id].name} {nb.port.name} ({nb.source})"
 
     def neighbors_of(self, port: PortInfo) -> list[Neighbor]:
         return self.neighbors.get(port.id, [])
@@ -158,13 +185,19 @@ class Network:
         return sorted(self.attachments.get(host.id, []), key=lambda pn: (pn[1].inferred, pn[0].id))
 
     def switch_hint(self, port: PortInfo) -> str:
-        """A hint from a port label naming a known switch or host ("asx200bx.tioc")."""
+        """Why the port leads nowhere known: an inferred link not followed (in conflict, too weak), or a
+        port label naming a known switch or host ("asx200bx.tioc")."""
+        for link, far in self.unused.get(port.id, []):
+            why = (f"in conflict: {link.conflict}" if link.conflict
+                   else f"confidence {link.confidence or 0:.2f} is below {MIN_CONFIDENCE}")
+            return f"an inferred link to {self.switches[far.switch_id].name} {far.name} is not followed, {why}"
         if not port.label:
             return ""
         for s in self.switches.values():
             if s.id != port.switch_id and (label_matches_name(port.label, s.name)
                                            or (s.sys_name and label_matches_name(port.label, s.sys_name))):
-                return f"its name '{port.label}' suggests switch {s.name}: add a switch-to-switch link in the inventory"
+                return (f"its name '{port.label}' suggests switch {s.name}, but no link is known: confirm an inferred "
+                        "link or add one in the inventory")
         return f"its name is '{port.label}'"
 
     # -- rates and endpoints ----------------------------------------------------------------
@@ -240,8 +273,7 @@ class Network:
         while True:
             key = (x.id, vci)
             if key in seen:
-                trace.end_kind, trace.stop = (
-                    "loop", f"loops back to {self.switches[x.switch_id].name} {self.ports[x.in_port_id].name}")
+                trace.end_kind, trace.stop = "loop", cycle_words(trace.hops, x.id, vci)
                 trace.stop_short = f"loop at {self.switches[x.switch_id].name}"
                 return
             seen.add(key)
@@ -272,6 +304,12 @@ class Network:
                 trace.stop_short = f"{sw.name} {out.name} → ?"
                 trace.end_kind = "open"
                 return
+            if len(far) > 1:
+                trace.end_kind, trace.stop = "stop", (
+                    f"leaves {sw.name} on {out.name} as {what}, but the inventory has {len(far)} links on {out.name} "
+                    f"({', '.join(self._far_name(n) for n in far)}): a conflict to settle in the inventory")
+                trace.stop_short = f"{sw.name} {out.name}: conflicting links"
+                return
             nb = far[0]
             assert nb.port is not None  # far keeps only the neighbours with a port
             nxt = self._xc_entering(nb.port.id, hop.out_vpi, hop.out_vci)
@@ -282,10 +320,10 @@ class Network:
                     trace.end_switch, trace.stop_short = nsw, f"{nsw.name} {nb.port.name} (terminates)"
                 else:
                     trace.stop_short = f"stops at {nsw.name} {nb.port.name}"
-                trace.end_via = Neighbor(out, None, nb.source, nb.link_id, nb.note)
+                trace.end_via = replace(nb, port=out)
                 return
             # how the next switch is reached: from this hop's out port, over nb's link
-            x, vci, via = nxt[0], hop.out_vci, Neighbor(out, None, nb.source, nb.link_id, nb.note)
+            x, vci, via = nxt[0], hop.out_vci, replace(nb, port=out)
 
     def _backward(self, trace: Trace, x: XcInfo, in_vci: int | None, seen: set) -> None:
         """Prepend hops before cross-connect x (already the first hop) back to the origin."""
@@ -309,6 +347,11 @@ class Network:
                                     f"{inp.name} connects to" + (f" ({hint})" if hint else ""))
                 trace.start_short, trace.start_kind = f"? → {sw.name} {inp.name}", "open"
                 return
+            if len(far) > 1:
+                trace.start_kind, trace.start_short = "stop", f"{sw.name} {inp.name}: conflicting links"
+                trace.start_stop = (f"enters {sw.name} on {inp.name} as {what}, but the inventory has {len(far)} links "
+                                    f"on {inp.name} ({', '.join(self._far_name(n) for n in far)}): a conflict")
+                return
             nb = far[0]
             assert nb.port is not None  # far keeps only the neighbours with a port
             trace.hops[0].via = nb
@@ -331,7 +374,7 @@ class Network:
             p = prev[0]
             p_in_vci = p.in_vci if p.kind == "vc" else in_vci
             if (p.id, p_in_vci) in seen:
-                trace.start_stop = f"loops back to {self.switches[p.switch_id].name}"
+                trace.start_stop = cycle_words(trace.hops, p.id, p_in_vci, backward=True)
                 trace.start_short, trace.start_kind = "loop", "loop"
                 return
             seen.add((p.id, p_in_vci))

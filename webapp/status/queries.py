@@ -239,8 +239,9 @@ def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool =
         "id", "switch_id", "name", "key", "label", "port_type", "oper_status", "admin_status",
         "neighbor_address", "neighbor_ifname", "description", "is_atm")]
     hosts = [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
-    links = [pm.LinkInfo(*row) for row in Link.objects.values_list(
-        "id", "a_port_id", "b_port_id", "b_host_id", "source", "note")]
+    links = [pm.LinkInfo(*row[:9], tuple(f"{e.get('side')}: {e.get('says')}" for e in (row[9] or [])))
+             for row in Link.objects.values_list("id", "a_port_id", "b_port_id", "b_host_id", "source", "note", "state",
+                                                 "confidence", "conflict", "evidence")]
     if topology_only:
         return NetworkData(pt.Network(sw_info, ports, hosts, links, []), {}, switches)
     xcs = [pm.XcInfo(*row) for row in CrossConnect.objects.values_list(
@@ -251,27 +252,41 @@ def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool =
     vp_rows = list(VirtualPath.objects.present().values_list("id", "port_id", "vpi", "status", "alloc_bw", "up_since"))
     channels = [pm.EndpointInfo(*row) for row in vc_rows]
     paths = [pm.EndpointInfo(i, p, vpi, None, st, bw, up) for i, p, vpi, st, bw, up in vp_rows]
-    rate_map: dict = {}
-    latest: dict[int, Latest] = {}
-    idx = None
+    net = pt.Network(sw_info, ports, hosts, links, xcs, channels, paths, {})
+    data = NetworkData(net, {}, switches, None)
     if rates:
-        ids = list(switches) if rate_switch_ids is None else list(rate_switch_ids)
-        latest = latest_samples(ids)
-        idx = series_index(ids)
-        for ep_id, port_id, vpi, vci, *_ in vc_rows:
-            for side in ("in", "out"):
-                sid = idx.vc.get((ep_id, "cells", side))
-                r = _rate(latest, idx, sid, side)
-                if r:
-                    rate_map[(side, port_id, vpi, vci)] = r
-        for ep_id, port_id, vpi, *_ in vp_rows:
-            for side in ("in", "out"):
-                sid = idx.vp.get((ep_id, "cells", side))
-                r = _rate(latest, idx, sid, side)
-                if r:
-                    rate_map[(side, port_id, vpi, None)] = r
-    net = pt.Network(sw_info, ports, hosts, links, xcs, channels, paths, rate_map)
-    return NetworkData(net, latest, switches, idx)
+        add_rates(data, list(switches) if rate_switch_ids is None else list(rate_switch_ids), vc_rows, vp_rows)
+    return data
+
+
+def add_rates(data: NetworkData, switch_ids, vc_rows=None, vp_rows=None) -> None:
+    """The latest cell rate of every VC and VP endpoint of these switches, into data.net.rates (and
+    their latest samples and series into data.latest, data.idx): 3 queries (5 without the rows)."""
+    ids = sorted(set(switch_ids))
+    if vc_rows is None:
+        vc_rows = list(VirtualChannel.objects.present().filter(switch_id__in=ids).values_list(
+            "id", "port_id", "vpi", "vci"))
+    if vp_rows is None:
+        vp_rows = list(VirtualPath.objects.present().filter(switch_id__in=ids).values_list("id", "port_id", "vpi"))
+    latest = latest_samples(ids)
+    idx = series_index(ids)
+    rate_map = data.net.rates
+    for ep_id, port_id, vpi, vci, *_ in vc_rows:
+        for side in ("in", "out"):
+            r = _rate(latest, idx, idx.vc.get((ep_id, "cells", side)), side)
+            if r:
+                rate_map[(side, port_id, vpi, vci)] = r
+    for ep_id, port_id, vpi, *_ in vp_rows:
+        for side in ("in", "out"):
+            r = _rate(latest, idx, idx.vp.get((ep_id, "cells", side)), side)
+            if r:
+                rate_map[(side, port_id, vpi, None)] = r
+    data.latest.update(latest)
+    if data.idx is None:
+        data.idx = idx
+    else:
+        for name in ("port", "vp", "vc", "switch_of"):
+            getattr(data.idx, name).update(getattr(idx, name))
 
 
 def _rate(latest: dict[int, Latest], idx: SeriesIndex, sid: int | None, side: str) -> pm.Rate | None:

@@ -4,24 +4,27 @@ PostgreSQL writes the CSV (collector/archive/export.py: one COPY whose rows stre
 as the query reads them: raw samples through the (switch, time) index of each chunk, in time
 order). This module says which query.
 
-Columns: `time` (ISO 8601 UTC; a sample's time is the end of its interval, a bucket's time is
-its start), then per series, named by its label, value columns with their unit in brackets and
-a flags column. Totals (`delta`, `total`) are the archived integer deltas: the `total` column
-of the plot's resolution sums to exactly the traffic drawn in the range; the raw `delta` column
-also keeps deltas that are not drawn (OVER_CAPACITY), flagged. Failed polls (poll log) appear
-in the flags columns of their switch's series: raw exports get a row per failed poll, bucket
+Columns: `time` (ISO 8601 UTC, or with tz= the zone's offset; a sample's time is the end of its
+interval, a bucket's time is its start), then per series, named by its label, value columns
+with their unit in brackets and a flags column; then the same for each comparison (compare=).
+Totals (`delta`, `total`) are the archived integer deltas: the `total` column of the plot's
+resolution sums to exactly the traffic drawn in the range; the raw `delta` column also keeps
+deltas that are not drawn (OVER_CAPACITY), flagged. Failed polls (poll log) appear in the flags
+columns of their switch's series: raw exports get a row per failed poll, bucket
 exports a count per bucket.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from collector.archive.export import EXPORT_TIMEOUT_MS, flags_sql, header_line, iso_sql, stream_copy
 from collector.archive.positions import Positions, layout_positions, position_expr
 from collector.archive.rollup import drawn_sql
 from collector.archive.tiers import TIER
-from webapp.traffic import queries, units
+from webapp.traffic import csvzone, queries, units
 from webapp.traffic.service import Plan
+
+TimeSql = Callable[[str], str]      # SQL of the time column's text from a timestamptz expression
 
 RAW_COLUMNS = ("rate [{unit}]", "delta [{total}]", "interval [s]", "flags")
 BUCKET_COLUMNS = ("average [{unit}]", "peak [{unit}]", "total [{total}]", "drawn [s]", "samples", "flags")
@@ -32,9 +35,10 @@ def header(p: Plan) -> list[str]:
     cols = ["time"]
     template = RAW_COLUMNS if p.res == "raw" else BUCKET_COLUMNS
     unit = units.UNITS[p.unit].label
-    for s in p.series:
+    named = [(s.label, s) for s in p.series] + [(line.label(s), s) for line in p.compare for s in line.series]
+    for label, s in named:
         total = units.total_unit(s)
-        cols += [f"{s.label} " + c.format(unit=unit, total=total) for c in template]
+        cols += [f"{label} " + c.format(unit=unit, total=total) for c in template]
     if with_group_total(p):
         cols.append(f"group {p.group_name} total average [{unit}]")
         if len({units.total_unit(s) for s in p.series}) == 1:
@@ -43,8 +47,9 @@ def header(p: Plan) -> list[str]:
 
 
 def with_group_total(p: Plan) -> bool:
-    """A group's bucket CSV ends with its total (grouptotal.py: the sum of the members' columns)."""
-    return p.req.group is not None and p.res != "raw" and p.unit != "pct"
+    """A group's bucket CSV ends with its total (grouptotal.py: the sum of the members' columns); not
+    with comparisons, whose columns follow the plot's (csvzone.combined)."""
+    return p.req.group is not None and p.res != "raw" and p.unit != "pct" and not p.compare
 
 
 def group_total_sql(p: Plan) -> list[str]:
@@ -60,7 +65,7 @@ def group_total_sql(p: Plan) -> list[str]:
     return cols
 
 
-def raw_sql(p: Plan, positions: dict[int, Positions]) -> tuple[str, dict]:
+def raw_sql(p: Plan, positions: dict[int, Positions], time_sql: TimeSql = iso_sql) -> tuple[str, dict]:
     """Samples of every switch plus its failed polls, one column set per series, in time order."""
     params: dict = {"lo": p.start, "hi": p.end}
     parts = []
@@ -96,10 +101,10 @@ def raw_sql(p: Plan, positions: dict[int, Positions]) -> tuple[str, dict]:
     cols = ", ".join(f"c{i}" for i in range(n))
     union = " UNION ALL ".join(f"({q})" for q in parts)
     if len(parts) == 2:      # one switch: its polls have distinct times
-        return f"SELECT {iso_sql('x.t')}, {cols} FROM ({union}) AS x(t, {cols}) ORDER BY x.t", params
+        return f"SELECT {time_sql('x.t')}, {cols} FROM ({union}) AS x(t, {cols}) ORDER BY x.t", params
     # Several switches polled at the same instant share one line (grouping the time-ordered merge).
     merged = ", ".join(f"string_agg(c{i}, '; ')" if i % 4 == 3 else f"max(c{i})" for i in range(n))
-    return f"SELECT {iso_sql('x.t')}, {merged} FROM ({union}) AS x(t, {cols}) GROUP BY x.t ORDER BY x.t", params
+    return f"SELECT {time_sql('x.t')}, {merged} FROM ({union}) AS x(t, {cols}) GROUP BY x.t ORDER BY x.t", params
 
 
 # The buckets source when the plot has none (no main tier, no tail): no rows, the columns' types.
@@ -107,7 +112,7 @@ _NO_BUCKETS = ("SELECT NULL::int AS series_id, NULL::timestamptz AS bucket, 0::b
                "0::bigint AS sum_interval_ms, NULL::float8 AS max_rate, 0 AS samples, 0 AS flagged WHERE false")
 
 
-def bucket_sql(p: Plan) -> tuple[str, dict]:
+def bucket_sql(p: Plan, time_sql: TimeSql = iso_sql) -> tuple[str, dict]:
     """Buckets of the plot's tier (materialized rows, then the live tail), pivoted per series."""
     width = TIER[p.res].seconds
     params: dict = {"ids": [s.id for s in p.series], "lo": p.start, "hi": p.end,
@@ -148,17 +153,26 @@ fails AS (
   WHERE switch_id = ANY(%(sw)s) AND time >= %(lo)s AND time < %(hi)s AND {FAILED}
   GROUP BY 1, 2, status),
 k AS (SELECT bucket FROM b UNION SELECT bucket FROM fails)
-SELECT {iso_sql('k.bucket')}, {', '.join(out)}
+SELECT {time_sql('k.bucket')}, {', '.join(out)}
 FROM k LEFT JOIN b ON b.bucket = k.bucket
 ORDER BY k.bucket"""
     return sql, params
 
 
 def sql_for(p: Plan) -> tuple[str, dict]:
+    """The export's query. With comparisons (p.compare) or a zone other than UTC (p.req.tz), the
+    plot's and the earlier periods' queries are joined on time and the times written in the zone
+    (csvzone.py); without, the plain query (nothing added to the common case)."""
+    if p.compare or not csvzone.is_utc_name(p.req.tz):
+        return csvzone.combined(p, plain_sql, len(RAW_COLUMNS if p.res == "raw" else BUCKET_COLUMNS))
+    return plain_sql(p)
+
+
+def plain_sql(p: Plan, time_sql: TimeSql = iso_sql) -> tuple[str, dict]:
     if p.res == "raw":
         switches = list(dict.fromkeys(s.switch_id for s in p.series))
-        return raw_sql(p, layout_positions(switches, {s.id for s in p.series}))
-    return bucket_sql(p)
+        return raw_sql(p, layout_positions(switches, {s.id for s in p.series}), time_sql)
+    return bucket_sql(p, time_sql)
 
 
 def stream(p: Plan, *, timeout_ms: int = EXPORT_TIMEOUT_MS) -> Iterator[bytes]:
@@ -179,7 +193,7 @@ def copy_spec(p: Plan) -> tuple[bytes, str, dict]:
 
 def cells(p: Plan) -> int:
     """The export's size as its limits count it: series x rows at its resolution."""
-    return len(p.series) * p.expected_points
+    return (len(p.series) + sum(len(line.series) for line in p.compare)) * p.expected_points
 
 
 def filename(p: Plan) -> str:

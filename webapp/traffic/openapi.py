@@ -1,11 +1,12 @@
-"""OpenAPI 3.1 description of the traffic JSON API and CSV export (served at /traffic/api/openapi.json).
+"""OpenAPI 3.1 description of the JSON API and CSV exports (served at /traffic/api/openapi.json): traffic,
+analyses and the network map.
 
 Hand-written next to the views it documents; tests/webapp/traffic/test_api.py checks that it is
 well formed, that every route under /traffic/api/ is in it, and that real answers match it.
 """
 from __future__ import annotations
 
-from webapp.traffic import openapi_reports, tiers, units
+from webapp.traffic import openapi_links, openapi_reports, tiers, units
 
 NULLABLE_NUMBER = {"type": ["number", "null"]}
 NULLABLE_INT = {"type": ["integer", "null"]}
@@ -17,8 +18,10 @@ SELECTION_PARAMS = [
     {"name": "g", "in": "query", "schema": {"type": "integer"},
      "description": "A group's id instead of s: its member series (at most 50), stacked by default, with their "
                     "total (the sum of the members' averages per bucket; 1-minute buckets or coarser)."},
-    {"name": "range", "in": "query", "schema": {"type": "string", "enum": list(tiers.RANGE_CHOICES), "default": "24h"},
-     "description": "Time scale ending now; `all` = all available data; `custom` with start/end."},
+    {"name": "range", "in": "query", "schema": {"type": "string", "enum": [*tiers.RANGE_CHOICES, "auto"],
+                                                  "default": "24h"},
+     "description": "Time scale ending now; `all` = all available data; `custom` with start/end; `auto` = "
+                    "24 h, or from just before the first data when it is younger (what the page opens on)."},
     {"name": "start", "in": "query", "schema": {"type": "string", "format": "date-time"},
      "description": "ISO 8601; UTC when no offset is given. Implies range=custom."},
     {"name": "end", "in": "query", "schema": {"type": "string", "format": "date-time"},
@@ -28,6 +31,14 @@ SELECTION_PARAMS = [
     {"name": "res", "in": "query", "schema": {"type": "string", "enum": list(tiers.CHOICES), "default": "auto"},
      "description": "auto: the finest resolution giving at most ~2000 points per series."},
     {"name": "stack", "in": "query", "schema": {"type": "string", "enum": ["0", "1"], "default": "0"}},
+    {"name": "compare", "in": "query",
+     "schema": {"type": "string", "pattern": r"^(\d+:)?\d+[mhdwy](,(\d+:)?\d+[mhdwy])*$"},
+     "description": "The same series an offset earlier, dashed (1d, 7d, 1w, 12h, 90m, 1y), or series:offset "
+                    "(12:1d) for one series; at most 4. Added to the JSON (compare) and CSV (columns after the "
+                    "plot's). 400 when the earlier period is before the archive's first data."},
+    {"name": "tz", "in": "query", "schema": {"type": "string"}, "example": "Europe/Berlin",
+     "description": "IANA zone of the figure's axis and hover labels and of the CSV's times (ISO 8601 with "
+                    "the offset); default: the viewer's zone for figures, UTC (Z) for the CSV."},
 ]
 
 ERROR = {"description": "Bad input: the message says what was wrong.",
@@ -141,6 +152,17 @@ SCHEMAS = {
         "notes": {"type": "array", "items": {"type": "string"}}, "server_ms": {"type": "number"},
         "series": {"type": "array", "items": {"$ref": "#/components/schemas/SeriesData"}},
         "burst_rule": {"$ref": "#/components/schemas/BurstRule"},
+        "zone": {"type": "string", "description": "IANA zone of the figure's times (tz, else the viewer's)"},
+        "compare": {"type": "array", "description": "with compare=: each earlier period of each series, points at "
+                                                    "their own (earlier) times; the figure draws them shifted",
+                    "items": {"type": "object", "required": ["series", "offset", "offset_s", "start", "end", "stats"],
+                              "properties": {
+                                  "series": {"type": "integer"}, "label": {"type": "string"},
+                                  "offset": {"type": "string"}, "offset_s": {"type": "integer"},
+                                  "start": {"type": "string", "format": "date-time"},
+                                  "end": {"type": "string", "format": "date-time"},
+                                  "stats": {"$ref": "#/components/schemas/Stats"}, "n_points": {"type": "integer"},
+                                  "points": {"$ref": "#/components/schemas/Points"}}}},
         "runs": {"type": "array", "description": "experiment runs overlapping the range (at most 50)",
                  "items": {"type": "object", "required": ["id", "name", "start"], "properties": {
                      "id": {"type": "integer"}, "name": {"type": "string"},
@@ -179,7 +201,8 @@ SECURITY_SCHEMES = {
                 "description": "The browser session of a logged-in user (the pages use it)."},
 }
 # Operations counted against the rate limits of webapp/access/ratelimits.py.
-LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis", "topTalkers", "topTalkersCsv"}
+LIMITED_OPERATIONS = {"exportCsv", "seriesP95", "startAnalysis", "plotPng", "plotSvg", "plotCsv", "topTalkers",
+                      "topTalkersCsv"}
 
 
 def with_access(doc: dict) -> dict:
@@ -196,9 +219,16 @@ def with_access(doc: dict) -> dict:
 
 
 def spec() -> dict:
+    doc = _spec()
+    p = doc["paths"]
+    p.update(openapi_links.paths(SELECTION_PARAMS, p["/traffic/api/data"]["get"], p["/traffic/export.csv"]["get"]))
+    return with_access(doc)
+
+
+def _spec() -> dict:
     json_ok = lambda ref, text: {"description": text,  # noqa: E731
                                  "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
-    return with_access({
+    return {
         "openapi": "3.1.0",
         "info": {"title": "Cellar traffic API", "version": "1",
                  "description": "Read-only: the series Cellar archives, their data at any time scale, the "
@@ -343,7 +373,42 @@ def spec() -> dict:
                                                      "fit_unit, samples, note",
                                       "content": {"text/csv": {"schema": {"type": "string"}}}},
                               "409": {"description": "Not done yet", "content": TEXT}}}},
+            # The network map (webapp/topology, issue 13).
+            "/map/api/graph": {"get": {
+                "operationId": "mapGraph",
+                "summary": "Switches, hosts and links with the utilisation of each direction",
+                "description": "Nodes (switches, hosts) with their map positions; edges (links between switches, "
+                               "host attachments) with how each is known (manual, confirmed, inferred: confidence, "
+                               "evidence kinds, conflict) and, per direction ab/ba, rate, unit, capacity and "
+                               "utilisation (rate / capacity). Now: the latest poll of each switch; with `at`: the "
+                               "bucket of the finest rollup tier that holds that time.",
+                "parameters": [{"name": "at", "in": "query", "schema": {"type": "string", "format": "date-time"},
+                                "description": "ISO 8601 time to replay (1990 .. now)"}],
+                "responses": {"200": {"description": "nodes, edges, size, source, retained, conflicts",
+                                      "content": {"application/json": {}}}, "400": ERROR}}},
+            "/map/api/links/{link_id}": {"get": {
+                "operationId": "mapLink", "summary": "A link between switches: evidence, conflict, crossing VCs",
+                "parameters": [{"name": "link_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "responses": {"200": {"description": "state, confidence, conflict, a/b ends with plot URLs, "
+                                                     "evidence, the claims of both ports, vcs with their latest "
+                                                     "cells/s", "content": {"application/json": {}}},
+                              "404": ERROR}}},
+            "/map/api/path": {"get": {
+                "operationId": "mapPath", "summary": "The traced VCC paths between two hosts, to highlight",
+                "parameters": [{"name": "src", "in": "query", "required": True, "schema": {"type": "string"}},
+                               {"name": "dst", "in": "query", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "summary, edges and nodes on the paths, traces (hops, status, "
+                                                     "the links used)", "content": {"application/json": {}}},
+                              "400": ERROR, "404": ERROR}}},
+            "/map/api/positions": {"post": {
+                "operationId": "mapPositions", "summary": "Store node positions (operator role)",
+                "requestBody": {"content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"positions": {
+                        "type": "object", "additionalProperties": {"type": "array", "items": {"type": "number"},
+                                                                   "minItems": 2, "maxItems": 2}}}}}}},
+                "responses": {"200": {"description": "saved: how many", "content": {"application/json": {}}},
+                              "400": ERROR, "403": ERROR}}},
             **openapi_reports.paths(json_ok, ERROR, TOO_SLOW, TEXT),
         },
         "components": {"schemas": {**SCHEMAS, **openapi_reports.SCHEMAS}},
-    })
+    }

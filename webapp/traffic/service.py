@@ -39,6 +39,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     runs: list[queries.RunBand] = field(default_factory=list)     # experiment runs overlapping the range
     group_name: str = ""                                          # the group plotted (req.group), if any
+    compare: list = field(default_factory=list)     # compare.Line: the earlier periods (webapp/traffic/compare.py)
 
     @property
     def expected_points(self) -> int:
@@ -62,7 +63,7 @@ def plan(req: PlotRequest, series: list[SeriesInfo], *, for_csv: bool = False, r
     unit = units.auto_unit(series) if req.unit == "auto" else req.unit
     factors = {s.id: units.factor(s, unit) for s in series}
     now, done = clock or queries.now_and_watermarks()
-    first = queries.first_data(series) if req.range == "all" else None
+    first = queries.first_data(series) if req.range in ("all", "auto") else None
     start, end = params.resolve_range(req, now, first)
     poll = float(min(s.poll_interval_s for s in series))
     cut = queries.retention_cutoffs(now)
@@ -222,7 +223,7 @@ def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
 
 def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:
     """The plan of a request, and its series; the runs that may overlap it come in the same round trip."""
-    span = tiers.RANGES.get(req.range)
+    span = params.AUTO_SPAN if req.range == "auto" else tiers.RANGES.get(req.range)
     lo, hi = (req.start, req.end) if req.range == "custom" else (None, None)
     ids, group_name = list(req.series_ids), ""
     if req.group is not None:

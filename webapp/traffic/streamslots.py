@@ -73,18 +73,25 @@ def lease_seconds() -> float:
     return budget_ms("traffic.export") / 1000 + LEASE_SLACK_S
 
 
+def acquire(keys: tuple[str, ...], limits: tuple[int, ...], lease_s: float) -> Lease | tuple[int, int]:
+    """A lease in every set of `keys` (each at most its limit), or (1-based index of the full set,
+    seconds until its earliest lease expires). Also used for plot images (images.py)."""
+    now = time.time()
+    token = uuid.uuid4().hex
+    full, value = _client(settings.REDIS_URL).eval(_TAKE, len(keys), *keys, now, now + lease_s, token, *limits)
+    if full == 0:
+        return Lease(keys, token)
+    return int(full), max(1, min(RETRY_AFTER_MAX_S, math.ceil(float(value) - now)))
+
+
 def take(client_key: str) -> Lease:
     """A slot for one stream of `client_key` (user:<id> or addr:<ip>), or Busy."""
     # The client's own set first: when both are full, its own limit is the one to state.
     limits = (settings.CELLAR_CSV_STREAMS_PER_CLIENT, settings.CELLAR_CSV_STREAMS_MAX)
-    keys = (PREFIX + client_key, PREFIX + "all")
-    now = time.time()
-    token = uuid.uuid4().hex
-    full, value = _client(settings.REDIS_URL).eval(_TAKE, len(keys), *keys, now, now + lease_seconds(), token,
-                                                   *limits)
-    if full == 0:
-        return Lease(keys, token)
-    retry = max(1, min(RETRY_AFTER_MAX_S, math.ceil(float(value) - now)))
+    got = acquire((PREFIX + client_key, PREFIX + "all"), limits, lease_seconds())
+    if isinstance(got, Lease):
+        return got
+    full, retry = got
     if full == 1:
         message = (f"you have {limits[0]} CSV downloads streaming, the most one user (or address) may run at "
                    f"once; retry when one has finished (in about {retry} s), or start a background export")

@@ -7,6 +7,7 @@ a 503 saying the limit and what to do, never a 500.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -24,15 +25,14 @@ from collector.core.isotime import iso
 from collector.inventory.models import Switch
 from webapp.budget import TooSlow, budget_ms, is_timeout, statement_budget, too_slow_response
 from webapp.traffic import (
-    bursts,
     catalog,
+    compare,
     csvexport,
     exportjobs,
-    grouptotal,
     openapi,
     params,
-    plots,
-    runbands,
+    permalinks,
+    plotfigure,
     service,
     streamslots,
     tiers,
@@ -81,18 +81,24 @@ def page(request: HttpRequest) -> HttpResponse:
     if req.group is not None:
         ids, name = service.group_series(req.group)
         group = {"id": req.group, "name": name}
+    if not any(request.GET.get(k) for k in ("range", "start", "end")):
+        req = dataclasses.replace(req, range="auto")    # 24 h, or less when the data is younger
     selected = catalog.load_series(ids)
     if req.unit != "auto":
         for s in selected:
             units.factor(s, req.unit)
     if req.range == "custom":
         params.resolve_range(req, timezone.now(), None)
+    zone = plotfigure.zone_for(request, req)
     state = {"series": [s.as_json() for s in selected], "range": req.range,
              "start": iso(req.start) if req.start else None, "end": iso(req.end) if req.end else None,
-             "unit": req.unit, "res": req.res, "stack": req.stack, "group": group}
+             "unit": req.unit, "res": req.res, "stack": req.stack, "group": group, "zone": zone.key,
+             "compare": ",".join(c.query_text() for c in req.compare)}
+    user = request.user
     return render(request, "traffic/plot.html", {
         "state": state, "ranges": tiers.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [
-            (u.key, u.label) for u in units.UNITS.values()],
+            (u.key, u.label) for u in units.UNITS.values()], "zone": zone.key,
+        "can_save_view": user.has_perm(permalinks.SAVE_VIEWS), "can_mint_image": user.has_perm(permalinks.MINT_LINKS),
         "resolutions": [("auto", "automatic")] + [(r, tiers.RES_LABEL[r]) for r in tiers.RESOLUTIONS]})
 
 
@@ -106,19 +112,10 @@ def data(request: HttpRequest) -> HttpResponse:
     figure = params.on_off(request.GET, "figure", False)
     with_points = params.on_off(request.GET, "points", True)
     with_p95 = params.on_off(request.GET, "p95", True)
-    rule = bursts.rule_from(request.GET)
-    plan, _ = service.resolve(req)
-    plotted = service.fetch(plan, with_p95=with_p95)
-    body = service.data_json(plan, plotted, with_points=with_points)
-    found = bursts.attach(body, plotted, rule, plan.res == "raw")
-    body["runs"] = runbands.runs_json(plan.runs)
-    if figure:
-        body["figure"] = plots.build(plotted, plan.unit, plan.res, plan.res_seconds, plan.start, plan.end,
-                                     plan.req.stack)
-        body["figure"]["layout"]["shapes"] += bursts.bands(found) + runbands.bands(plan.runs, plan.now)
-        if plan.req.group is not None and plan.res != "raw" and plan.unit != "pct" and plotted:
-            body["figure"]["data"].append(grouptotal.trace(grouptotal.total(plotted), plan.res_seconds,
-                                                           f"total of {plan.group_name}", plots.typed))
+    body, fig = plotfigure.data_body(request, plotfigure.planned(req), with_figure=figure, with_points=with_points,
+                                     with_p95=with_p95)
+    if fig is not None:
+        body["figure"] = fig
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     response = fast_json(body)
     response["Server-Timing"] = f"app;dur={body['server_ms']}"
@@ -143,6 +140,7 @@ def export(request: HttpRequest) -> HttpResponse:
     budget: the COPY sets its own, and its transaction outlives this function (streaming)."""
     raw = params.on_off(request.GET, "raw", False)
     plan, _ = service.resolve(params.parse(request.GET), for_csv=True, res="raw" if raw else None)
+    compare.attach(plan, for_csv=True)
     size = csvexport.cells(plan)
     if request.method == "POST":
         return exportjobs.start(request, plan, raw)

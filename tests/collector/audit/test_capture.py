@@ -117,8 +117,9 @@ CASES = {
     "admin-create-link": Case(
         lambda: (make_port(), Host.objects.create(name="mauchly", address="192.0.2.20")),
         admin_post("/admin/inventory/link/add/", {"a_port": "{obj[0].id}", "b_host": "{obj[1].id}",
-                                                  "source": "manual", "note": "fibre 12"}),
-        "admin", "admin", "create", "inventory.link", {"note": {"new": "fibre 12"}, "source": {"new": "manual"}},
+                                                  "source": "manual", "note": "fibre 12", "state": "confirmed"}),
+        "admin", "admin", "create", "inventory.link", {"note": {"new": "fibre 12"}, "source": {"new": "manual"},
+                                                       "state": {"new": "confirmed"}},
         absent=("b_port",)),
     "cli-add-switch": Case(
         lambda: None, lambda c, o: call_command("add_switch", "asx-c", "192.0.2.30", "--community", SECRET),

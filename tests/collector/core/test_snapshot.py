@@ -16,6 +16,26 @@ def test_fore_port_names(hw_name, model, expected):
     assert fore_port_name(hw_name, model, 5) == expected
 
 
+@pytest.mark.parametrize("hw_name, model, expected", [
+    ("1A1", 4, "1A1"), ("2A1", 4, "2A1"), ("2CTL", 7, "2CTL"), ("", 4, "5"),
+])
+def test_fore_port_names_on_a_switch_with_several_boards_keep_the_board(hw_name, model, expected):
+    assert fore_port_name(hw_name, model, 5, multi_board=True) == expected
+
+
+def test_a_multi_board_switch_names_every_port_by_its_full_bnp():
+    P, H = "1.3.6.1.4.1.326.2.2.2.1.2.2.1", "1.3.6.1.4.1.326.2.2.1.1.2.3.1"
+    walk = {
+        f"{P}.3": {(0,): 1, (56,): 1, (64,): 1, (120,): 1},
+        f"{P}.19": {(0,): 0, (56,): 0, (64,): 1, (120,): 1},
+        f"{P}.20": {(0,): 0, (56,): 7, (64,): 0, (120,): 7},
+        f"{H}.13": {(0, 0, 0): b"1A1", (0, 7, 0): b"1CTL", (1, 0, 0): b"2A1", (1, 7, 0): b"2CTL"},
+        f"{H}.5": {(0, 0, 0): 4, (0, 7, 0): 7, (1, 0, 0): 4, (1, 7, 0): 7},
+    }
+    names = {p.key: (p.name, p.description) for p in parse_fore(walk).ports}
+    assert names == {"0": ("1A1", "1A1"), "56": ("1CTL", "1CTL"), "64": ("2A1", "2A1"), "120": ("2CTL", "2CTL")}
+
+
 def test_fore_layout_is_matched_by_position_within_each_module():
     # portTable keyed by portNumber, hwPortTable by (board, module, port): numbering schemes
     # differ between releases, the order of ports within a module does not.

@@ -130,6 +130,25 @@ def test_non_increasing_oids_detected(backend, mode):
 
 
 @pytest.mark.parametrize("backend", BOTH)
+def test_an_unordered_walk_reads_each_row_once_and_stops_at_a_repeat(backend):
+    """A table answered out of OID order (a Ruijie's lldpRemTable): walk(ordered=False) takes every
+    new row and ends at the first row it has read already (no loop)."""
+    col = codec.oid_to_raw("1.3.6.1.2.1.2.2.1.10")
+    after = {col: col + b"\x05", col + b"\x05": col + b"\x03", col + b"\x03": col + b"\x07",
+             col + b"\x07": col + b"\x05"}
+
+    def handler(agent, req, data):
+        return _respond(req, [(after[_bulk_names(req)[0]], b"\x41\x01\x01")])
+
+    async def main():
+        async with FakeAgent(handler=handler) as fa:
+            async with SnmpSession(fake_target(fa.port), backend=backend) as s:
+                return await s.walk(["1.3.6.1.2.1.2.2.1.10"], ordered=False)
+    rows = run(main())["1.3.6.1.2.1.2.2.1.10"]
+    assert sorted(rows) == [(3,), (5,), (7,)]
+
+
+@pytest.mark.parametrize("backend", BOTH)
 @pytest.mark.parametrize("version", ["1", "2c"])
 def test_endless_agent_hits_the_varbind_cap(backend, version):
     col = codec.oid_to_raw("1.3.6.1.4.1.99999.7")

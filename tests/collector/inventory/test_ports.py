@@ -64,3 +64,33 @@ def test_the_database_refuses_two_ports_with_one_name(sw):
         with connection.cursor() as cur:
             cur.execute("SET CONSTRAINTS port_unique_name IMMEDIATE")    # deferred: checked at commit
         Port.objects.create(switch=sw, key="9", name="Gi1/0/1")
+
+
+@pytest.fixture
+def fore(db):
+    """A single-board ASX-200BX (names without the board digit) and an ASX-1000 with boards 1-3."""
+    single = Switch.objects.create(name="asx200", address="127.0.0.1", community="x")
+    for key, bnp in (("0", "1A1"), ("1", "1A2"), ("56", "1CTL")):
+        Port.objects.create(switch=single, key=key, agent_name=bnp[1:], name=bnp[1:], description=bnp)
+    multi = Switch.objects.create(name="asx1000", address="127.0.0.2", community="x")
+    for key, bnp in (("0", "1A1"), ("1", "1A2"), ("64", "2A1"), ("128", "3A1"), ("129", "3B2")):
+        Port.objects.create(switch=multi, key=key, agent_name=bnp, name=bnp, description=bnp)
+    return single, multi
+
+
+@pytest.mark.parametrize("switch, ref, name", [
+    ("asx200", "A1", "A1"), ("asx200", "1A1", "A1"), ("asx200", "1CTL", "CTL"), ("asx200", "ctl", "CTL"),
+    ("asx1000", "2A1", "2A1"), ("asx1000", "B2", "3B2"), ("asx1000", "A2", "1A2"), ("asx1000", "3b2", "3B2"),
+])
+def test_fore_ports_are_named_either_way_where_unambiguous(fore, switch, ref, name):
+    assert find_port(Switch.objects.get(name=switch), ref).name == name
+
+
+def test_an_ambiguous_fore_name_lists_its_candidates(fore):
+    with pytest.raises(PortLookupError) as err:
+        find_port(fore[1], "A1")
+    assert err.value.ambiguous and err.value.candidates == ["1A1", "2A1", "3A1"]
+    assert "ambiguous: it names 1A1, 2A1, 3A1" in str(err.value)
+    with pytest.raises(PortLookupError) as err:
+        find_port(fore[0], "2A1")                  # board 2 on a single-board switch: no such port
+    assert not err.value.ambiguous

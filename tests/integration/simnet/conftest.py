@@ -33,7 +33,7 @@ def simnet_net():
     if not NETSNMP:
         pytest.fail("net-snmp command line tools (snmpget, snmpbulkwalk) not installed (make test installs them)")
     d = make_state_dir("session")
-    net = SimNetwork(d, find_free_base_port(4))
+    net = SimNetwork(d, find_free_base_port(5))
     net.start()
     try:
         yield net

@@ -26,7 +26,7 @@ WRAP_IN = 25.0   # the near-wrap Counter32 (asx200bx D1 transmit) wraps this lon
 @pytest.fixture(scope="module")
 def net():
     state = make_state_dir("collector")
-    network = SimNetwork(state, find_free_base_port(4), wrap_in=WRAP_IN, hosts=False)
+    network = SimNetwork(state, find_free_base_port(5), wrap_in=WRAP_IN, hosts=False)
     network.start()
     yield network
     network.stop()

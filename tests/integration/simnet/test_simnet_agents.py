@@ -46,7 +46,7 @@ def _by_object(walk: dict, column_oid: str) -> dict:
 def test_manifest_file_matches_api(simnet_net):
     on_disk = mf.load(simnet_net.state_dir)
     assert on_disk["schema"] == mf.SCHEMA
-    assert [s["name"] for s in on_disk["switches"]] == ["asx200bx", "asx200bx-b", "atm2sw", "ipsw48"]
+    assert [s["name"] for s in on_disk["switches"]] == ["asx200bx", "asx200bx-b", "atm2sw", "ipsw48", "ipsw8"]
     assert {s["profile"] for s in on_disk["switches"]} == {"fore-asx", "atm2", "if-mib"}
     for s in on_disk["switches"]:
         assert s["running"] and s["pid"] and s["address"] == "127.0.0.1"
@@ -185,7 +185,7 @@ def test_rates_differ_between_series(simnet_net):
 
 def test_near_wrap_counters_wrap(state_dir_factory):
     d = state_dir_factory("wrap")
-    with SimNetwork(d, find_free_base_port(4), wrap_in=6.0, wrap64_in=7.0, hosts=False,
+    with SimNetwork(d, find_free_base_port(5), wrap_in=6.0, wrap64_in=7.0, hosts=False,
                     switches=["asx200bx", "ipsw48"]) as net:
         man = net.manifest
         for key in ("counter32", "counter64"):
@@ -214,7 +214,7 @@ def test_near_wrap_counters_wrap(state_dir_factory):
 
 def test_reboot_kill_and_start(state_dir_factory):
     d = state_dir_factory("life")
-    with SimNetwork(d, find_free_base_port(4), hosts=False,
+    with SimNetwork(d, find_free_base_port(5), hosts=False,
                     switches=["asx200bx-b", "ipsw48"]) as net:
         sw = _sw(net, "asx200bx-b")
         rx = mf.find_series(sw, "portReceivedCells", port="A1")
@@ -278,7 +278,7 @@ def test_hosts_reachability(simnet_net):
 
 def test_cli_up_reboot_down(state_dir_factory):
     d = state_dir_factory("cli")
-    base = find_free_base_port(4)
+    base = find_free_base_port(5)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "simnet", "up", "--state-dir", str(d),
                              "--base-port", str(base), "--no-netns"], cwd=str(ROOT), env=env,

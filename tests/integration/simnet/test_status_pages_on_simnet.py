@@ -26,7 +26,7 @@ def simnet():
 
     d = Path(tempfile.mkdtemp(prefix="cellar-simnet-status-", dir="/tmp"))
     os.chmod(d, 0o755)
-    net = SimNetwork(d, find_free_base_port(4), use_netns=False)
+    net = SimNetwork(d, find_free_base_port(5), use_netns=False)
     net.start()
     try:
         yield net, d
@@ -81,9 +81,12 @@ def text_of(fragment: str) -> str:
 
 
 def test_broken_trunk_says_where_the_path_stops(client, seeded):
+    from collector.inventory import topology
     from collector.inventory.models import Link
 
-    Link.objects.filter(a_port__switch__name__in=["asx200bx", "asx200bx-b"], b_port__name="A4").delete()
+    trunk = Link.objects.get(a_port__switch__name__in=["asx200bx", "asx200bx-b"], b_port__name="A4")
+    topology.decide(trunk.id, "rejected", "test")       # an operator says the agents are wrong
+    topology.infer_links()                              # and inference remembers it
     t = text(client.get("/path/?src=mauchly&dst=houdini"))
     assert "No VC path joins mauchly-atm.ukans and houdini.tioc" in t
     assert "leaves asx200bx-b on A4 as 0/210; the inventory does not say what A4 connects to" in t

@@ -7,6 +7,7 @@ view is ever published without its access being decided and tested.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -54,6 +55,22 @@ TABLE = [
     Row("traffic/api/inventory", lambda n: "/traffic/api/inventory", READ_API),
     Row("traffic/api/inventory/<int:switch_id>", lambda n: f"/traffic/api/inventory/{n['sa'].id}", READ_API),
     Row("traffic/api/openapi.json", lambda n: "/traffic/api/openapi.json", READ_API),
+    # A plot's forms (issue 15): like the page; saving views and making image links: operators.
+    Row("traffic/plot.png", lambda n: f"/traffic/plot.png?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/plot.svg", lambda n: f"/traffic/plot.svg?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/plot.csv", lambda n: f"/traffic/plot.csv?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/plot.json", lambda n: f"/traffic/plot.json?s={sid(n)}&range=1h", READ_API),
+    Row("traffic/api/views", lambda n: "/traffic/api/views", (401, 403, 201, 201), "post",
+        lambda n: {"query": f"s={sid(n)}&range=1h"}),
+    Row("traffic/api/image-links", lambda n: "/traffic/api/image-links", (401, 403, 201, 201), "post",
+        lambda n: {"query": f"s={sid(n)}&range=1h"}),
+    Row("v/<str:code>", lambda n: f"/v/{n['view'].code}", (302, 302, 302, 302)),
+    Row("v/<str:code>.<str:fmt>", lambda n: f"/v/{n['view'].code}.csv", (401, 302, 302, 302)),
+    # An image link needs no login (a wiki, a mail): whoever holds it sees that one image.
+    Row("i/<str:secret>.<str:fmt>", lambda n: f"/i/{n['image_link']}.png", (200, 200, 200, 200)),
+    Row("me/", lambda n: "/me/", READ_PAGE),
+    Row("me/image-links/<int:link_id>/revoke", lambda n: "/me/image-links/999999/revoke", (302, 404, 404, 404),
+        "post"),
     Row("datasets/", lambda n: "/datasets/", READ_PAGE),
     Row("datasets/api", lambda n: "/datasets/api", READ_API),
     Row("datasets/export.csv", lambda n: "/datasets/export.csv", READ_API),
@@ -127,6 +144,13 @@ TABLE = [
         lambda n: f"/bills/{n['bill'].id}/periods/{n['period'].id}.csv", READ_API),
     Row("bills/api", lambda n: "/bills/api", READ_API),
     Row("bills/api/<int:bill_id>", lambda n: f"/bills/api/{n['bill'].id}", READ_API),
+    # The network map (issue 13): read like every page; moving nodes needs the operator role.
+    Row("map/", lambda n: "/map/", READ_PAGE),
+    Row("map/api/graph", lambda n: "/map/api/graph", READ_API),
+    Row("map/api/links/<int:link_id>", lambda n: f"/map/api/links/{n['trunk'].id}", READ_API),
+    Row("map/api/path", lambda n: "/map/api/path?src=alpha.example&dst=gamma.example", READ_API),
+    Row("map/api/positions", lambda n: "/map/api/positions", (401, 403, 200, 200), "post",
+        lambda n: {"positions": json.dumps({f"switch:{n['sa'].id}": [100, 120]})}),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -172,6 +196,10 @@ def world(network, monkeypatch, tmp_path):
     network["analysis"] = failed_analysis(users["viewer"])
     network["group"], network["bill"], network["period"] = billed_group(network)
     network["free_group"] = edit.save(edit.spec_from("fore-a-free", [sid(network)], []))
+    from webapp.personal import links
+
+    network["view"] = links.save_view(f"s={sid(network)}&range=1h", users["operator"])
+    network["image_link"] = links.mint(users["operator"], f"s={sid(network)}&range=1h").secret
     return network, users
 
 

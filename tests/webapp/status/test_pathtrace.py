@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from webapp.status import pathmodel as pm
 from webapp.status import pathtrace as pt
 
@@ -119,19 +121,47 @@ def test_loop_is_detected():
     xcs = [pm.XcInfo(1, 1, "vc", 1, 0, 1, 2, 0, 1), pm.XcInfo(2, 2, "vc", 3, 0, 1, 4, 0, 1)]
     net = pt.Network(switches, ports, [], links, xcs)
     t = net.trace_xc(net.xcs[0])
-    assert t.end_kind == "loop" and "loops back" in t.stop
+    assert t.end_kind == "loop" and t.status == "broken"
+    # the message names the cycle, hop by hop, back to where it started
+    assert t.stop == ("loops: a cycle of 2 cross-connects: s1 A1 0/1 -> A2 0/1 -> s2 B1 0/1 -> B2 0/1 "
+                      "-> back to s1 A1")
 
 
-def test_ilmi_inference_matches_fore_bnp_names_and_is_labelled():
-    switches = [pm.SwitchInfo(1, "fore", "127.0.1.1"), pm.SwitchInfo(2, "atm2", "127.0.1.3")]
-    ports = [pm.PortInfo(1, 1, "D1", "24"), pm.PortInfo(2, 2, "atm1/0/0", "1", neighbor_address="127.0.1.1",
-                                                         neighbor_ifname="1D1")]
-    net = pt.Network(switches, ports, [], [], [])
-    nb = net.neighbors_of(net.ports[1])[0]
-    assert nb.port.name == "atm1/0/0" and nb.source == "inferred-ilmi" and nb.inferred
-    # an explicit link on either port wins over inference
-    net2 = pt.Network(switches, ports + [pm.PortInfo(3, 1, "D2", "25")], [], [pm.LinkInfo(1, 1, 3)], [])
-    assert [n.port.name for n in net2.neighbors_of(net2.ports[1])] == ["D2"]
+def _two_switches(*links: pm.LinkInfo) -> pt.Network:
+    """h1 - s1 A1 -[xc]- A2 ... B1 -[xc]- B2 - h2, with the given links (host attachments by hand)."""
+    switches = [pm.SwitchInfo(1, "s1"), pm.SwitchInfo(2, "s2")]
+    ports = [pm.PortInfo(1, 1, "A1", "0"), pm.PortInfo(2, 1, "A2", "1"), pm.PortInfo(3, 2, "B1", "0"),
+             pm.PortInfo(4, 2, "B2", "1"), pm.PortInfo(5, 2, "B3", "2")]
+    hosts = [pm.HostInfo(1, "h1"), pm.HostInfo(2, "h2")]
+    xcs = [pm.XcInfo(1, 1, "vc", 1, 0, 42, 2, 0, 42), pm.XcInfo(2, 2, "vc", 3, 0, 42, 4, 0, 42)]
+    return pt.Network(switches, ports, hosts, [pm.LinkInfo(90, 1, None, 1), pm.LinkInfo(91, 4, None, 2), *links], xcs)
+
+
+@pytest.mark.parametrize("link, followed, words", [
+    (pm.LinkInfo(1, 2, 3, source="inferred", state="inferred", confidence=0.96, evidence=("s1: LLDP",)),
+     True, "1 inferred (confidence 0.96)"),
+    (pm.LinkInfo(1, 2, 3, source="inferred", state="confirmed", confidence=0.8), True, "1 confirmed"),
+    (pm.LinkInfo(1, 2, 3), True, "1 manual"),
+    (pm.LinkInfo(1, 2, 3, source="inferred", state="inferred", confidence=0.4), False, ""),       # too weak
+    (pm.LinkInfo(1, 2, 3, source="inferred", state="inferred", confidence=0.9, conflict="x"), False, ""),
+    (pm.LinkInfo(1, 2, 3, source="inferred", state="rejected", confidence=0.9), False, ""),
+])
+def test_the_tracer_follows_confirmed_and_inferred_links_and_says_which(link, followed, words):
+    net = _two_switches(link)
+    conn = net.connection(net.hosts[1], net.hosts[2])
+    assert bool(conn.forward) is followed
+    if followed:
+        trace = conn.forward[0]
+        assert trace.hops[1].via.link_id == 1 and trace.links_summary.endswith(words)
+    else:
+        assert "the inventory does not say what A2 connects to" in conn.from_source[0].stop
+
+
+def test_two_links_on_one_port_stop_the_trace_as_a_conflict():
+    net = _two_switches(pm.LinkInfo(1, 2, 3), pm.LinkInfo(2, 2, 5, source="inferred", state="confirmed"))
+    trace = net.trace_xc(net.xcs[0])
+    assert trace.end_kind == "stop" and "the inventory has 2 links on A2" in trace.stop
+    assert "s2 B1 (manual)" in trace.stop and "s2 B3 (confirmed)" in trace.stop
 
 
 def test_label_inference_only_for_a_single_matching_host():
@@ -144,7 +174,7 @@ def test_label_inference_only_for_a_single_matching_host():
     ports = [pm.PortInfo(1, 1, "A1", "0", "houdini"), pm.PortInfo(2, 1, "A2", "1", "web")]
     hosts = [pm.HostInfo(1, "houdini.tioc"), pm.HostInfo(2, "web.a"), pm.HostInfo(3, "web.b")]
     net = pt.Network(switches, ports, hosts, [], [])
-    assert net.neighbors_of(net.ports[1])[0].source == "inferred-label"
+    assert net.neighbors_of(net.ports[1])[0].source == "inferred from port name"
     assert net.neighbors_of(net.ports[2]) == []          # ambiguous: two hosts match
     assert pt.Network(switches, ports, hosts, [], [], infer=False).neighbors_of(net.ports[1]) == []
 

@@ -72,7 +72,7 @@ def test_document_is_well_formed():
     for ref in all_refs(SPEC):
         resolve({"$ref": ref})
     for path, item in SPEC["paths"].items():
-        assert path.startswith(("/traffic/", "/analysis/", "/talkers/", "/groups/", "/bills/"))
+        assert path.startswith(("/traffic/", "/analysis/", "/talkers/", "/groups/", "/bills/", "/map/"))
         for method, op in item.items():
             assert method in ("get", "post", "put", "delete", "patch")
             assert op["operationId"] and op["responses"]
@@ -99,7 +99,7 @@ def test_every_route_of_the_app_is_documented():
                 route = "/traffic/" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
                 if route != "/traffic/":            # the HTML page
                     routes.add(route)
-        if str(pattern.pattern) in ("analysis/", "talkers/", "groups/", "bills/"):   # their API and CSV
+        if str(pattern.pattern) in ("analysis/", "talkers/", "groups/", "bills/", "map/"):   # their API and CSV
             for sub in pattern.url_patterns:
                 route = f"/{pattern.pattern}" + re.sub(r"<[^>]+>", "{}", str(sub.pattern))
                 if "/api" in route or route.endswith(".csv"):

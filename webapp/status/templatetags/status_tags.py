@@ -103,12 +103,20 @@ def ago(value: datetime | None) -> str:
 
 @register.simple_tag
 def when(value: datetime | None, fmt: str = "full"):
-    """<time> element: the UTC time, with how long ago it was in the title."""
+    """<time> element: the time in the viewer's zone (webapp/personal: activated per request),
+    with the zone and how long ago it was in the title; the datetime attribute stays UTC."""
     if not value:
         return mark_safe('<span class="muted">never</span>')
-    text = utc(value) if fmt == "full" else value.astimezone(UTC).strftime("%H:%M:%S")
-    return format_html('<time datetime="{}" title="{}">{}</time>', value.astimezone(UTC).isoformat(),
-                       ago(value), text)
+    local = timezone.localtime(value)
+    text = local.strftime("%Y-%m-%d %H:%M:%S" if fmt == "full" else "%H:%M:%S")
+    return format_html('<time datetime="{}" title="{} {} · {}">{}</time>', value.astimezone(UTC).isoformat(),
+                       local.tzname(), timezone.get_current_timezone_name(), ago(value), text)
+
+
+@register.simple_tag
+def zone_name() -> str:
+    """The zone the page's times are in (the viewer's)."""
+    return timezone.get_current_timezone_name()
 
 
 @register.filter

@@ -95,6 +95,21 @@ def find_port(switch: Switch, name: str) -> Port | None:
         return None
 
 
+def port_or_404(request: HttpRequest, switch: Switch, ref: str) -> tuple[Port | None, HttpResponse | None]:
+    """The port `ref` names, or a 404 page: the candidates when it names several ("A1" on a switch
+    with boards 1 and 2), else the ports that exist."""
+    try:
+        return ports.find_port(switch, ref), None
+    except ports.PortLookupError as exc:
+        if exc.ambiguous:
+            known = [(f"{switch.name} {n}", port_url(switch.name, n)) for n in exc.candidates]
+            return None, not_found(request, "port", f"{switch.name} {ref}", known, str(exc), {"ambiguous": True})
+    names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True))
+    known = [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names]
+    return None, not_found(request, "port", f"{switch.name} {ref}", known,
+                           f"Ports of {switch.name} come from discovery; the switch has {len(names)}.")
+
+
 def safe_next(request: HttpRequest, fallback: str) -> str:
     nxt = request.POST.get("next") or request.GET.get("next") or ""
     if nxt and url_has_allowed_host_and_scheme(nxt, {request.get_host()}, require_https=request.is_secure()):
@@ -192,7 +207,8 @@ def neighbor_view(data: q.NetworkData, nb: Neighbor) -> dict:
                 "source": nb.source, "inferred": nb.inferred, "note": nb.note}
     sw = data.net.switches[nb.port.switch_id]
     return {"kind": "port", "name": f"{sw.name} {nb.port.name}", "url": port_url(sw.name, nb.port.name),
-            "source": nb.source, "inferred": nb.inferred, "note": nb.note}
+            "source": nb.source + (f" {nb.confidence:.2f}" if nb.confidence is not None and nb.inferred else ""),
+            "inferred": nb.inferred, "note": nb.note}
 
 
 def trace_view(data: q.NetworkData, t: Trace) -> dict:

@@ -15,15 +15,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from collector.core.isotime import parse_iso
-from collector.inventory.models import Host, Port, Switch, VirtualChannel
+from collector.inventory.models import Host, Switch, VirtualChannel
 from webapp.status import hopcount, windowadvice
 from webapp.status import queries as q
 from webapp.status.porttable import port_sort_key
 from webapp.status.views.common import (
-    find_port,
     health_of,
-    not_found,
     plot_url,
+    port_or_404,
     port_url,
     pvc_row,
     stale,
@@ -184,7 +183,9 @@ def path(request: HttpRequest) -> HttpResponse:
     if not src_text and not dst_text:
         context["hosts"] = list(Host.objects.order_by("name").values_list("name", "address"))
         return render(request, "status/path.html", context)
-    data = q.load_network()
+    # Rates only of the switches the traces cross: the trace needs none, and the whole network's
+    # would cost most of the page at 200 switches (docs/benchmarks.md, figure 9).
+    data = q.load_network(rates=False)
     net = data.net
     context["hosts"] = sorted((h.name, h.address) for h in net.hosts.values())
     missing = []
@@ -197,6 +198,10 @@ def path(request: HttpRequest) -> HttpResponse:
     if missing:
         context["missing"] = missing
         return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
+    conn = net.connection(src, dst)
+    crossed = {h.switch.id for t in (conn.forward + conn.reverse + conn.from_source[:30] + conn.into_destination[:30])
+               for h in t.hops}
+    q.add_rates(data, crossed)
     conn = net.connection(src, dst)
     context.update(_advice(request, conn))
     context.update(_hop_accounting(request, data, conn))
@@ -255,11 +260,9 @@ def trace_vc(request: HttpRequest) -> HttpResponse:
     switch, resp = switch_or_404(request, sw_name)
     if resp:
         return resp
-    p = find_port(switch, port_name)
-    if p is None:
-        names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True))
-        return not_found(request, "port", f"{switch.name} {port_name}",
-                         [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names])
+    p, resp = port_or_404(request, switch, port_name)
+    if resp:
+        return resp
     try:
         vpi = int(request.GET.get("vpi", ""))
         vci = int(request.GET["vci"]) if request.GET.get("vci", "") != "" else None

@@ -12,17 +12,16 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from collector.archive.models import PollLog, Series
-from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory.models import Switch, VirtualChannel, VirtualPath
 from collector.poller import actions
 from webapp.access import roles
 from webapp.status import queries as q
 from webapp.status.porttable import port_sort_key, port_table
 from webapp.status.views.common import (
-    find_port,
     health_of,
     neighbor_view,
-    not_found,
     plot_url,
+    port_or_404,
     port_url,
     pvc_row,
     safe_next,
@@ -112,13 +111,9 @@ def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
     switch, resp = switch_or_404(request, name)
     if resp:
         return resp
-    p = find_port(switch, port)
-    if p is None:
-        names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True),
-                       key=lambda n: n)
-        known = [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names]
-        return not_found(request, "port", f"{switch.name} {port}", known,
-                         f"Ports of {switch.name} come from discovery; the switch has {len(names)}.")
+    p, resp = port_or_404(request, switch, port)
+    if resp:
+        return resp
     now = timezone.now()
     data = q.load_network(rate_switch_ids=[switch.id])
     table = port_table(switch, data.net, include_gone=True, port_ids=[p.id], data=data)

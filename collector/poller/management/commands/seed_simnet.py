@@ -1,8 +1,9 @@
 """python manage.py seed_simnet [--manifest state/simnet/manifest.json]: register the simulated network.
 
 Idempotent: `make run` calls it on every start. Switches are added with profile "auto" (so
-detection is exercised) and discovered; hosts are added; the trunk links and the host
-attachments of the simulated PVC paths are entered as an operator would enter them.
+detection is exercised) and discovered; hosts are added. No link is typed by hand: the links
+between switches are inferred from what the agents say (docs/topology.md), the hosts' attachments
+from the port names. `--manual-links` enters the manifest's links as an operator would (to compare).
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ class Command(BaseCommand):
         parser.add_argument("--manifest", default=str(Path(settings.BASE_DIR) / "state" / "simnet" / "manifest.json"))
         parser.add_argument("--interval", type=int, default=15)
         parser.add_argument("--wait", type=float, default=20.0, help="seconds to wait for each agent")
+        parser.add_argument("--manual-links", action="store_true",
+                            help="also enter the simulated links and host attachments by hand")
 
     @command_actor
     def handle(self, *args, **o) -> None:
@@ -52,11 +55,18 @@ class Command(BaseCommand):
             Host.objects.update_or_create(name=h["name"], defaults={
                 "address": h["address"], "description": h.get("description", "")[:255],
                 "tcp_port": h.get("tcp_port") or 22})
+        if o["manual_links"]:
+            self._manual_links(manifest)
+        self.stdout.write(actions.infer_links().summary())
+        self.stdout.write(f"simnet: {Switch.objects.count()} switches, {Host.objects.count()} hosts, "
+                          f"{Link.objects.count()} links")
+
+    @staticmethod
+    def _manual_links(manifest: dict) -> None:
         for link in manifest.get("links", []):
             a = _port(link["a_switch"], link["a_port"])
             b = _port(link["b_switch"], link["b_port"])
             if a and b and not Link.objects.filter(a_port=b, b_port=a).exists():
-                # ILMI discovery may have made this link already, in either direction.
                 Link.objects.get_or_create(a_port=a, b_port=b, defaults={"source": "manual", "note": link["kind"]})
         for pvc in manifest.get("pvc_paths", []):
             for host_name, hop, side in ((pvc["source"], pvc["hops"][0], "in"),
@@ -65,8 +75,6 @@ class Command(BaseCommand):
                 port = Port.objects.filter(switch__name=hop["switch"], name=hop[side][0]).first()
                 if host and port:
                     Link.objects.get_or_create(a_port=port, b_host=host, defaults={"source": "manual"})
-        self.stdout.write(f"simnet: {Switch.objects.count()} switches, {Host.objects.count()} hosts, "
-                          f"{Link.objects.count()} links")
 
     def _discover(self, name: str, wait: float) -> None:
         switch = Switch.objects.get(name=name)

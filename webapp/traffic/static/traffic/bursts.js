@@ -17,7 +17,7 @@
     return (s / 3600).toFixed(1) + " h";
   }
 
-  function when(iso) { return iso.replace("T", " ").replace(/(:\d\d)(\.\d+)?Z$/, "$1"); }
+  function when(iso) { return window.cellarZone ? window.cellarZone.local(iso, false) : iso; }
 
   function zoomLink(b, span) {
     // the burst with twice its length of context on each side: the median of the zoomed window

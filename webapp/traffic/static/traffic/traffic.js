@@ -9,7 +9,7 @@
   var state = {
     series: initial.series.map(function (s) { return {id: s.id, label: s.label}; }),
     range: initial.range, start: initial.start, end: initial.end,
-    unit: initial.unit, res: initial.res, stack: initial.stack,
+    unit: initial.unit, res: initial.res, stack: initial.stack, compare: initial.compare || "",
     group: initial.group,    // {id, name}: the plot is of a group's members (g=), with their total line
     burst: window.cellarBursts.fromUrl(location.search)   // bursts=0, burst_k, burst_pct, burst_min
   };
@@ -19,6 +19,7 @@
   var EMPTY_LAYOUT = {xaxis: {visible: false}, yaxis: {visible: false}, margin: {t: 10, b: 10}, height: 110,
                       annotations: [{text: "no series selected", showarrow: false, font: {color: "#667085"}}]};
   var el = function (id) { return document.getElementById(id); };
+  var Z = window.cellarZone;   // zone.js: times in the viewer's zone
 
   // ---------------------------------------------------------------- URL <-> state
   function query(extra) {
@@ -34,6 +35,7 @@
     if (state.unit && state.unit !== "auto") q.set("unit", state.unit);
     if (state.res && state.res !== "auto") q.set("res", state.res);
     if (state.stack) q.set("stack", "1");
+    if (state.compare) q.set("compare", state.compare);
     Object.keys(state.burst).forEach(function (k) { q.set(k, state.burst[k]); });
     Object.keys(extra || {}).forEach(function (k) { q.set(k, extra[k]); });
     return q.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
@@ -67,21 +69,13 @@
     return n + " B";
   }
 
-  function plotlyToIso(text) {  // "2026-11-22 10:15:30.123" (naive UTC) -> ISO with Z
-    var t = String(text).trim().replace(" ", "T");
-    if (t.length === 10) t += "T00:00:00";
-    if (t.length === 16) t += ":00";
-    return t.replace(/(\.\d{3})\d*$/, "$1") + "Z";
-  }
+  // The figure's axis is drawn in the viewer's zone (server side): its times, the inputs' and the
+  // zoom window's, are wall-clock times of that zone; the URL keeps UTC.
+  function plotlyToIso(text) { return Z.toIso(text); }
 
-  function isoToInput(iso) { return iso ? iso.replace("T", " ").replace(/(:\d\d)(\.\d+)?Z$/, "$1") : ""; }
+  function isoToInput(iso) { return Z.toInput(iso); }
 
-  function inputToIso(text) {
-    var t = text.trim();
-    if (!t) return null;
-    if (/[zZ]|[+-]\d\d:?\d\d$/.test(t.slice(10))) return t.replace(" ", "T");
-    return t.replace(" ", "T") + "Z";
-  }
+  function inputToIso(text) { return Z.toIso(text); }
 
   // ---------------------------------------------------------------- selection
   function isSelected(id) { return state.series.some(function (s) { return s.id === id; }); }
@@ -142,9 +136,16 @@
     el("res").value = state.res || "auto";
     el("stack").checked = !!state.stack;
     var q = query();
-    el("csv").href = "/traffic/export.csv?" + q;
-    el("csv-raw").href = "/traffic/export.csv?" + query({raw: "1"});
-    el("json").href = "/traffic/api/data?" + q;
+    // the CSV's times in the viewer's zone (ISO 8601 with its offset); tz=UTC or none: Z as before
+    var tz = Z.isUtc ? {} : {tz: Z.zone};
+    el("csv").href = "/traffic/plot.csv?" + query(tz);
+    el("csv-raw").href = "/traffic/plot.csv?" + query(Object.assign({raw: "1"}, tz));
+    el("json").href = "/traffic/plot.json?" + q;
+    el("png").href = "/traffic/plot.png?" + q;
+    el("svg").href = "/traffic/plot.svg?" + q;
+    el("compare").value = ["", "1d", "1w"].indexOf(state.compare) >= 0 ? state.compare : "other";
+    el("compare-other").hidden = el("compare").value !== "other";
+    if (el("compare").value === "other") el("compare-other").value = state.compare;
     // The analysis page sums the series (no stack) and looks for bursts in its own way.
     var a = new URLSearchParams(q);
     ["stack", "burst_k", "burst_pct", "burst_min"].forEach(function (k) { a.delete(k); });
@@ -153,7 +154,7 @@
       a.set("s", state.series.map(function (x) { return x.id; }).join(","));
     }
     el("analyse").href = "/analysis/?" + a.toString().replace(/%2C/g, ",").replace(/%3A/g, ":");
-    ["csv", "csv-raw", "json", "analyse"].forEach(function (id) {
+    ["csv", "csv-raw", "json", "analyse", "png", "svg"].forEach(function (id) {
       el(id).classList.toggle("disabled", !state.series.length);
     });
   }
@@ -224,13 +225,21 @@
                   toImageButtonOptions: {filename: "cellar-traffic"}};
     Plotly.react(el("plot"), fig.data, fig.layout, config).then(function () { drawing = false; });
     var n = body.series.reduce(function (m, s) { return Math.max(m, s.n_points); }, 0);
-    var when = function (iso) { return iso.replace("T", " ").replace(/(:\d\d)(\.\d+)?Z$/, "$1 UTC"); };
+    var when = function (iso) { return Z.local(iso); };
     var text = body.resolution_label + " · " + fmtInt(n) + " points per series · " + when(body.start) +
       " – " + when(body.end) + " · " + body.unit_label + " · " + body.server_ms + " ms on the server";
     if (body.notes && body.notes.length) text += " · " + body.notes.join(" · ");
     setStatus(text);
     renderStats(body);
+    if (state.range === "auto") markRange(body);
     window.cellarBursts.render(el("bursts"), body, {fmt: fmt, fmtInt: fmtInt, palette: PALETTE});
+  }
+
+  function markRange(body) {   // range=auto: say what it chose
+    var span = (Date.parse(body.end) - Date.parse(body.start)) / 1000;
+    document.querySelectorAll("button.range").forEach(function (b) {
+      b.classList.toggle("active", b.dataset.range === "24h" && span >= 86400);
+    });
   }
 
   function renderStats(body) {
@@ -456,14 +465,57 @@
   el("custom").addEventListener("submit", function (ev) {
     ev.preventDefault();
     var start = inputToIso(el("start").value);
-    if (!start) { setStatus("Give a start time (UTC), e.g. 2026-11-22 10:00", true); return; }
+    if (!start) { setStatus("Give a start time (" + Z.label() + "), e.g. 2026-11-22 10:00", true); return; }
     state.range = "custom"; state.start = start; state.end = inputToIso(el("end").value); changed();
   });
   el("unit").addEventListener("change", function () { state.unit = el("unit").value; changed(true); });
   el("res").addEventListener("change", function () { state.res = el("res").value; changed(true); });
   el("stack").addEventListener("change", function () { state.stack = el("stack").checked; changed(true); });
+  el("compare").addEventListener("change", function () {
+    var v = el("compare").value;
+    el("compare-other").hidden = v !== "other";
+    if (v === "other") { el("compare-other").focus(); return; }
+    state.compare = v; changed(true);
+  });
+  el("compare-other").addEventListener("change", function () {
+    state.compare = el("compare-other").value.trim().replace(/\s+/g, ""); changed(true);
+  });
+  function postLink(url, show) {   // a saved view or an image link of this plot (operators)
+    var body = new URLSearchParams({query: query()});
+    var token = (document.cookie.match(/(?:^|; )csrftoken=([^;]+)/) || [])[1] || "";
+    fetch(url, {method: "POST", body: body, headers: {"X-CSRFToken": decodeURIComponent(token),
+                                                     Accept: "application/json"}})
+      .then(function (r) { return r.json().then(function (b) { return {ok: r.ok, body: b}; }); })
+      .then(function (res) {
+        var out = el("link-out");
+        out.hidden = false;
+        out.textContent = "";
+        if (!res.ok) { out.textContent = res.body.error || "failed"; out.classList.add("bad"); return; }
+        out.classList.remove("bad");
+        show(out, res.body);
+      });
+  }
+  function linkLine(out, text, href) {
+    var p = document.createElement("div");
+    p.appendChild(document.createTextNode(text + " "));
+    var a = document.createElement("a");
+    a.href = href; a.textContent = href;
+    p.appendChild(a);
+    out.appendChild(p);
+  }
+  if (el("short-link")) el("short-link").addEventListener("click", function () {
+    postLink("/traffic/api/views", function (out, b) {
+      linkLine(out, "Short link:", b.url);
+      linkLine(out, "Image:", b.forms.png);
+    });
+  });
+  if (el("image-link")) el("image-link").addEventListener("click", function () {
+    postLink("/traffic/api/image-links", function (out, b) {
+      linkLine(out, "Image link (no login; copy it now, it is shown once; expires " + Z.local(b.expires) + "):", b.png);
+    });
+  });
   el("search").addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(search, 200); });
-  ["csv", "csv-raw", "json", "analyse"].forEach(function (id) {
+  ["csv", "csv-raw", "json", "analyse", "png", "svg"].forEach(function (id) {
     el(id).addEventListener("click", function (ev) { if (!state.series.length) ev.preventDefault(); });
   });
 

@@ -8,7 +8,7 @@ import collector.inventory.models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('inventory', '0004_port_unique_name'),
+        ('inventory', '0005_topology_links_evidence_positions'),
     ]
 
     operations = [

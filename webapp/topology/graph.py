@@ -1,0 +1,186 @@
+"""The map's graph: switches and hosts as nodes, links as edges with their utilisation in each
+direction, now (the latest poll of each switch) or at a past time (the rollup tier that still
+holds it). A fixed number of queries whatever the size of the network (docs/benchmarks.md).
+
+Utilisation of a link a-b in the direction a->b is what port a transmits, as a share of the
+port's capacity (the archive's `capacity_per_s`: the OVER_CAPACITY bound); where port a has no
+transmit counter, what port b receives. Cells for ATM ports, octets for the others.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import quote, urlencode
+
+from django.db import connection
+from django.db.models import Q
+from django.urls import reverse
+
+from collector.archive.tiers import TIERS, floor_time
+from collector.inventory.layout import HEIGHT, WIDTH, positions
+from collector.inventory.models import Host, Link, Port, Switch
+from webapp.status import pathmodel as pm
+from webapp.status import pathtrace as pt
+from webapp.status import queries as q
+from webapp.topology.layout import place
+
+
+@dataclass(frozen=True)
+class PortSeries:
+    sid: int
+    unit: str
+    capacity: float | None
+
+
+def port_series(port_ids: set[int]) -> dict[tuple[int, str], PortSeries]:
+    """(port, direction) -> its traffic series: cells where counted, else octets. One scan of the port
+    series (cheaper than an IN list of thousands of ports), kept for the ports asked."""
+    out: dict[tuple[int, str], PortSeries] = {}
+    with connection.cursor() as cur:
+        cur.execute("SELECT id, port_id, direction, unit, capacity_per_s FROM traffic_series WHERE kind = 'counter' "
+                    "AND gone_at IS NULL AND port_id IS NOT NULL AND vp_id IS NULL AND vc_id IS NULL "
+                    "AND metric IN ('cells', 'octets') ORDER BY metric, id")     # "cells" sorts before "octets"
+        for sid, port, direction, unit, cap in cur.fetchall():
+            if port in port_ids:
+                out.setdefault((port, direction), PortSeries(sid, unit, cap))
+    return out
+
+
+def _attachments() -> tuple[pt.Network, dict[int, str]]:
+    """Hosts and the ports they are attached to (links to hosts, port names naming one host: the
+    tracer's own rule, webapp/status/pathtrace.py), from the ports that can carry one only."""
+    hosts = [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
+    links = [pm.LinkInfo(i, a, None, h, source=src) for i, a, h, src in Link.objects.filter(
+        b_host__isnull=False).values_list("id", "a_port_id", "b_host_id", "source")]
+    linked = {lk.a_port_id for lk in links}
+    rows = list(Port.objects.present().filter(Q(id__in=linked) | ~Q(label="")).values_list(
+        "id", "switch_id", "name", "key", "label", "port_type", "oper_status"))
+    names = dict(Switch.objects.values_list("id", "name"))
+    ports = [pm.PortInfo(*row) for row in rows]
+    switches = [pm.SwitchInfo(i, n) for i, n in names.items()]
+    return pt.Network(switches, ports, hosts, links, []), names
+
+
+def _url(prefix: str, name: str) -> str:
+    """A status URL of a name that may hold "/", quoted as django.urls.reverse quotes it."""
+    return prefix + quote(name, safe="!$&'()*+,;=/~:@") + "/"
+
+
+def rates_now(switch_ids: set[int], sids: set[int]) -> tuple[dict[int, tuple[float | None, int]], datetime | None]:
+    """sid -> (units/s, flags) from the latest poll of each switch; and the oldest of those polls."""
+    latest = q.latest_samples(switch_ids)
+    out = {}
+    for row in latest.values():
+        for sid in sids & row.values.keys():
+            out[sid] = row.rate(sid)
+    times = [row.time for row in latest.values()]
+    return out, (min(times) if times else None)
+
+
+def rates_at(at: datetime, sids: set[int]) -> tuple[dict[int, tuple[float | None, int]], str, datetime | None]:
+    """sid -> (units/s, flagged samples) in the bucket of the finest tier that holds `at`."""
+    if not sids:
+        return {}, "", None
+    with connection.cursor() as cur:
+        for tier in TIERS:
+            bucket = floor_time(at, tier.seconds)
+            cur.execute(f"SELECT series_id, sum_delta, sum_interval_ms, flagged FROM {tier.table} "
+                        "WHERE series_id = ANY(%s) AND bucket = %s", [sorted(sids), bucket])
+            rows = cur.fetchall()
+            if rows:
+                return ({sid: ((delta / (ms / 1000.0)) if ms else None, flagged) for sid, delta, ms, flagged in rows},
+                        tier.name, bucket)
+    return {}, "", None
+
+
+def retained() -> tuple[datetime | None, datetime | None]:
+    """The oldest bucket any tier still holds, and the newest 1-minute bucket (the slider's range)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT least((SELECT min(bucket) FROM traffic_rollup_1d), (SELECT min(bucket) FROM "
+                    "traffic_rollup_1h), (SELECT min(bucket) FROM traffic_rollup_15m), "
+                    "(SELECT min(bucket) FROM traffic_rollup_1m)), (SELECT max(bucket) FROM traffic_rollup_1m)")
+        oldest, newest = cur.fetchone()
+    return oldest, newest
+
+
+def _direction(series: dict, rates: dict, out_port: int, in_port: int | None) -> dict:
+    """Utilisation of the direction out_port -> in_port."""
+    ps = series.get((out_port, "out")) or (series.get((in_port, "in")) if in_port else None)
+    if ps is None:
+        return {"rate": None, "util": None, "unit": "", "why": "no counter"}
+    rate, flags = rates.get(ps.sid, (None, 0))
+    util = (rate / ps.capacity) if rate is not None and ps.capacity else None
+    return {"rate": None if rate is None else round(rate, 1), "util": None if util is None else round(util, 4),
+            "unit": ps.unit, "capacity": ps.capacity, "flags": flags}
+
+
+def known_as(state: str, source: str) -> str:
+    """How a link between switches is known: manual, confirmed (inferred, then confirmed) or inferred."""
+    if state == "inferred":
+        return "inferred"
+    return "confirmed" if source == "inferred" else "manual"
+
+
+def plot_url(switch: str, port: str) -> str:
+    """The traffic plot of a port, both directions (names may hold "/": a query, not a path)."""
+    return reverse("traffic:plot") + "?" + urlencode({"switch": switch, "port": port})
+
+
+def build(at: datetime | None = None, fresh_layout: bool = False) -> dict:
+    """The whole map as JSON-ready data (now, or at `at` from the rollups); `fresh_layout`: the
+    first layout computed again, not taken from the cache (the benchmark's first visit)."""
+    topo, _ = _attachments()
+    switches = {s.id: s for s in Switch.objects.only("id", "name", "switch_type", "enabled")}
+    links = list(Link.objects.exclude(state="rejected").filter(b_port__isnull=False, a_port__gone_at__isnull=True,
+                                                                b_port__gone_at__isnull=True).values_list(
+        "id", "a_port_id", "b_port_id", "state", "source", "confidence", "conflict", "evidence", "a_port__switch_id",
+        "a_port__name", "b_port__switch_id", "b_port__name"))
+    edges, port_ids = [], set()
+    for lid, a, b, state, source, conf, conflict, evidence, a_sw, a_name, b_sw, b_name in links:
+        port_ids |= {a, b}
+        edges.append({"id": f"l{lid}", "link": lid, "kind": "switch", "a": f"switch:{a_sw}",
+                      "b": f"switch:{b_sw}", "a_port": a_name, "b_port": b_name, "a_port_id": a,
+                      "b_port_id": b, "state": state,
+                      "known": known_as(state, source),
+                      "confidence": conf, "conflict": conflict,
+                      "evidence": sorted({e.get("kind", "") for e in evidence or []})})
+    hosts = {}
+    for host_id, atts in topo.attachments.items():
+        for port, nb in atts:
+            hosts[host_id] = topo.hosts[host_id]
+            port_ids.add(port.id)
+            edges.append({"id": f"h{port.id}-{host_id}", "link": nb.link_id, "kind": "host",
+                          "a": f"switch:{port.switch_id}", "b": f"host:{host_id}", "a_port": port.name, "b_port": "",
+                          "a_port_id": port.id, "b_port_id": None, "state": "confirmed" if nb.link_id else "inferred",
+                          "known": nb.source, "confidence": None, "conflict": "", "evidence": []})
+    series = port_series(port_ids)
+    sids = {ps.sid for ps in series.values()}
+    if at is None:
+        rates, measured = rates_now(set(switches), sids)
+        source = {"kind": "now", "measured": measured.isoformat() if measured else None}
+    else:
+        rates, tier, bucket = rates_at(at, sids)
+        source = {"kind": "rollup", "tier": tier, "bucket": bucket.isoformat() if bucket else None,
+                  "width_s": next((t.seconds for t in TIERS if t.name == tier), None)}
+    plot = reverse("traffic:plot") + "?"
+    for e in edges:
+        e["ab"] = _direction(series, rates, e["a_port_id"], e["b_port_id"])
+        e["ba"] = _direction(series, rates, e["b_port_id"], e["a_port_id"]) if e["b_port_id"] else \
+            _direction(series, rates, -1, e["a_port_id"])
+        e["plot"] = plot + urlencode({"switch": switches[int(e["a"].split(":")[1])].name, "port": e["a_port"]})
+    switch_url, host_url = reverse("status:switches"), reverse("status:hosts")
+    nodes = [{"id": f"switch:{s.id}", "kind": "switch", "name": s.name, "type": s.switch_type, "enabled": s.enabled,
+              "url": _url(switch_url, s.name)} for s in switches.values()]
+    nodes += [{"id": f"host:{h.id}", "kind": "host", "name": h.name, "address": h.address,
+               "url": _url(host_url, h.name)} for h in hosts.values()]
+    placed = place([n["id"] for n in nodes], [(e["a"], e["b"]) for e in edges], positions(), fresh_layout)
+    for n in nodes:
+        n["x"], n["y"] = placed[n["id"]]
+    oldest, newest = retained()
+    return {"nodes": nodes, "edges": edges, "size": [WIDTH, HEIGHT], "source": source,
+            "retained": {"oldest": oldest.isoformat() if oldest else None,
+                         "newest": newest.isoformat() if newest else None},
+            "conflicts": [{"link": e["link"], "a": e["a"], "b": e["b"], "text": e["conflict"]}
+                          for e in edges if e["conflict"]]}
+
+

@@ -1,0 +1,61 @@
+"""The whole figure of a plot as the page, the API (figure=1) and the images draw it: the lines
+(plots.build), burst and run bands, a group's total line (grouptotal.py), the comparison lines
+(compare.py), in the viewer's zone (timeaxis.py); and the answer of api/data around it. One
+place, so the PNG is the page's plot.
+"""
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from webapp.traffic import bursts, compare, grouptotal, plots, runbands, service, timeaxis
+from webapp.traffic.params import PlotRequest
+from webapp.traffic.service import Plan, Plotted
+
+
+def zone_for(request: HttpRequest, req: PlotRequest) -> ZoneInfo:
+    """tz= of the request, else the viewer's zone (webapp/personal middleware), else the site's."""
+    if req.tz:
+        return ZoneInfo(req.tz)
+    found = getattr(request, "viewer_zone", None)
+    return found if found is not None else ZoneInfo(settings.CELLAR_TIME_ZONE)
+
+
+def figure(p: Plan, plotted: list[Plotted], earlier: list[compare.Fetched], found: list, zone: ZoneInfo) -> dict:
+    fig = plots.build(plotted, p.unit, p.res, p.res_seconds, p.start, p.end, p.req.stack)
+    fig["layout"]["shapes"] += bursts.bands(found) + runbands.bands(p.runs, p.now)
+    if p.req.group is not None and p.res != "raw" and p.unit != "pct" and plotted:
+        fig["data"].append(grouptotal.trace(grouptotal.total(plotted), p.res_seconds, f"total of {p.group_name}",
+                                            plots.typed))
+    if earlier:
+        fig["data"] += compare.traces(p, earlier)
+    return timeaxis.localize(fig, zone)
+
+
+def planned(req: PlotRequest) -> Plan:
+    """The plan of a request with its comparisons (BadRequest and friends as the views expect)."""
+    plan, _ = service.resolve(req)
+    return compare.attach(plan)
+
+
+def data_body(request: HttpRequest, plan: Plan, *, with_figure: bool, with_points: bool = True,
+              with_p95: bool = True) -> tuple[dict, dict | None]:
+    """api/data's answer and, when asked, the figure (the images use it too): points, gaps,
+    statistics, bursts, runs, comparisons, the zone."""
+    rule = bursts.rule_from(request.GET)
+    plotted = service.fetch(plan, with_p95=with_p95)
+    earlier = compare.fetch(plan)
+    body = service.data_json(plan, plotted, with_points=with_points)
+    found = bursts.attach(body, plotted, rule, plan.res == "raw")
+    body["runs"] = runbands.runs_json(plan.runs)
+    zone = zone_for(request, plan.req)
+    body["zone"] = zone.key
+    note = timeaxis.bucket_day_note(plan.res, zone)
+    if note:
+        body["notes"].append(note)
+    if earlier:
+        body["compare"] = compare.as_json(earlier, with_points)
+    fig = figure(plan, plotted, earlier, found, zone) if with_figure else None
+    return body, fig

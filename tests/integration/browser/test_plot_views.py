@@ -137,3 +137,28 @@ def test_the_port_table_scrolls_in_its_box_with_the_port_column_kept(browser, li
     totals = p.evaluate("() => [...document.querySelectorAll('#ports thead tr.group th')].map(t => t.textContent)")
     assert "Total Mb" in totals
     assert not pg.errors, pg.errors
+
+
+def test_one_series_is_compared_from_its_chip(browser, live_server, net):
+    """Per-series comparison from the page (compare=ID:offset), not only through the URL."""
+    pg = Page(browser, live_server)
+    p = pg.page
+    p.goto(f"{pg.url}/traffic/?s={net.rx.id},{net.tx.id}&range=3h")
+    pg.loaded()
+    compared = ("() => document.getElementById('plot')._fullData.filter(t => t.meta && t.meta.role === 'compare')"
+                ".map(t => [t.name, t.line.dash])")
+    assert p.evaluate(compared) == []
+    p.select_option(f'.chip[data-series="{net.tx.id}"] select.chip-compare', "1d")
+    p.wait_for_function(f"() => location.search.includes('compare={net.tx.id}:1d')")
+    p.wait_for_function(f"() => ({compared})().length === 1", timeout=30000)
+    tx_label = p.evaluate(f"() => document.querySelector('.chip[data-series=\"{net.tx.id}\"]').textContent")
+    (name, dash), = p.evaluate(compared)
+    assert name.endswith("(1 day earlier)") and name.split(" (")[0] in tx_label and dash == "dash"
+    # the chip shows its own offset, the other chip none; the CSV link carries it
+    assert p.eval_on_selector(f'.chip[data-series="{net.tx.id}"] select.chip-compare', "s => s.value") == "1d"
+    assert p.eval_on_selector(f'.chip[data-series="{net.rx.id}"] select.chip-compare', "s => s.value") == ""
+    assert f"compare={net.tx.id}:1d" in p.get_attribute("#csv", "href")
+    pg.shot("plot-compare-one-series")
+    p.select_option(f'.chip[data-series="{net.tx.id}"] select.chip-compare', "")
+    p.wait_for_function("() => !location.search.includes('compare=')")
+    assert not pg.errors, pg.errors

@@ -89,6 +89,48 @@
     changed();
   }
 
+  // compare= holds entries "1d" (every series) and "ID:1d" (one series): the chip's menu edits
+  // the entries of its own series only.
+  function compareEntries() { return state.compare ? state.compare.split(",").filter(Boolean) : []; }
+
+  function ownCompare(id) {
+    var mine = compareEntries().filter(function (e) { return e.indexOf(id + ":") === 0; });
+    return mine.length === 1 ? mine[0].slice(String(id).length + 1) : (mine.length ? "several" : "");
+  }
+
+  function setOwnCompare(id, offset) {
+    var rest = compareEntries().filter(function (e) { return e.indexOf(id + ":") !== 0; });
+    if (offset) rest.push(id + ":" + offset);
+    state.compare = rest.join(",");
+    changed(true);
+  }
+
+  function compareMenu(id) {
+    var menu = document.createElement("select");
+    menu.className = "chip-compare";
+    menu.title = "compare this series alone with an earlier period (dashed)";
+    menu.setAttribute("aria-label", "compare this series with");
+    var own = ownCompare(id);
+    [["", "⇆"], ["1d", "1 day earlier"], ["1w", "1 week earlier"], ["30d", "30 days earlier"]].forEach(function (o) {
+      var opt = document.createElement("option");
+      opt.value = o[0];
+      opt.textContent = o[1];
+      menu.appendChild(opt);
+    });
+    if (own && !Array.prototype.some.call(menu.options, function (o) { return o.value === own; })) {
+      var extra = document.createElement("option");
+      extra.value = own;
+      extra.textContent = own === "several" ? "several offsets" : own + " earlier";
+      menu.appendChild(extra);
+    }
+    menu.value = own;
+    menu.classList.toggle("off", !own);     // closed to its symbol while the series has no comparison
+    menu.addEventListener("change", function () {
+      if (menu.value !== "several") setOwnCompare(id, menu.value);
+    });
+    return menu;
+  }
+
   function renderSelection() {
     var box = el("selection");
     box.innerHTML = "";
@@ -105,6 +147,7 @@
       chip.dataset.series = s.id;
       chip.innerHTML = '<i style="background:' + PALETTE[i % PALETTE.length] + '"></i>';
       chip.appendChild(document.createTextNode(s.label));
+      chip.appendChild(compareMenu(s.id));
       var x = document.createElement("button");
       x.type = "button";
       x.title = "remove from the plot";

@@ -27,7 +27,8 @@ __all__ = [
     "CodecError", "VarBindException", "NO_SUCH_OBJECT", "NO_SUCH_INSTANCE", "END_OF_MIB_VIEW",
     "GET", "GETNEXT", "RESPONSE", "GETBULK", "Response", "oid_to_raw", "raw_to_oid",
     "raw_to_str", "raw_subids", "encode_request", "decode_response", "decode_message", "ERROR_STATUS_NAMES",
-    "MAX_OID_ARCS", "SUBID_CACHE", "encode_value", "encode_message", "TAGS", "Counter64Value",
+    "MAX_OID_ARCS", "SUBID_CACHE", "encode_value", "encode_message", "encode_varbind", "encode_varbind_list",
+    "encode_message_around", "TAGS", "Counter64Value",
 ]
 
 GET = 0xA0
@@ -270,8 +271,25 @@ def encode_value(tag: int, value: object) -> bytes:
 def encode_message(version: int, community: bytes, pdu_type: int, request_id: int, error_status: int,
                    error_index: int, varbinds: list[tuple[bytes, bytes]]) -> bytes:
     """Any v1/v2c message; varbinds are (raw OID, encoded value TLV) pairs."""
-    vbs = b"".join(_tlv(0x30, _tlv(0x06, name) + val) for name, val in varbinds)
-    pdu = _int(request_id) + _int(error_status) + _int(error_index) + _tlv(0x30, vbs)
+    vbl = encode_varbind_list([encode_varbind(name, val) for name, val in varbinds])
+    return encode_message_around(version, community, pdu_type, request_id, error_status, error_index, vbl)
+
+
+def encode_varbind(name: bytes, value: bytes) -> bytes:
+    """One VarBind: a raw OID and an encoded value TLV."""
+    return _tlv(0x30, _tlv(0x06, name) + value)
+
+
+def encode_varbind_list(varbinds: list[bytes]) -> bytes:
+    """The VarBindList TLV of encoded VarBinds (encode_varbind)."""
+    return _tlv(0x30, b"".join(varbinds))
+
+
+def encode_message_around(version: int, community: bytes, pdu_type: int, request_id: int, error_status: int,
+                          error_index: int, varbind_list: bytes) -> bytes:
+    """A message around an already encoded VarBindList: an agent that answers many requests with
+    the same varbinds (simnet/swarm.py) encodes them once."""
+    pdu = _int(request_id) + _int(error_status) + _int(error_index) + varbind_list
     return _tlv(0x30, _int(version) + _tlv(0x04, community) + _tlv(pdu_type, pdu))
 
 

@@ -1,4 +1,4 @@
-"""`python -m benchmarks.run [--smoke] [--runs N] [--only NAME[,NAME]] [--output FILE]`
+"""`python -m benchmarks.run [--smoke] [--runs N] [--only NAME[,NAME]] [--output FILE] [--ports N]`
 
 Measures Cellar against the fastest reference on this machine, in the same run, and writes the
 table (dated, with the machine's description) to docs/benchmarks.md between the GENERATED
@@ -50,7 +50,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--json", help="also write the figures as JSON here (default: state/bench/benchmarks.json, "
                                   "or beside --output when it is given)")
     p.add_argument("--keep-db", action="store_true", help="do not drop the benchmark database at the end")
+    p.add_argument("--ports", type=int, help="ports of the scale figure (6): default 100,000, --smoke 700 "
+                                             "(also CELLAR_BENCH_SCALE_PORTS)")
     args = p.parse_args(argv)
+    if args.ports is not None:
+        if not 100 <= args.ports <= 1_000_000:
+            p.error("--ports must be between 100 and 1,000,000")
+        os.environ["CELLAR_BENCH_SCALE_PORTS"] = str(args.ports)
     if args.runs < 1:
         p.error("--runs must be at least 1")
     only = [x.strip() for x in args.only.split(",") if x.strip()]

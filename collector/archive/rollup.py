@@ -184,6 +184,7 @@ def execute(step: Step, advance: bool | None = None) -> None:
     one = step.switch_id is not None
     advance = step.forward if advance is None else advance
     params = {"lo": step.lo, "hi": step.hi, "switch": step.switch_id}
+    started = time.monotonic()
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute(delete_sql(tier, one), params)
         cur.execute(raw_rollup_sql(tier, one) if tier.source is None else tier_rollup_sql(tier, one), params)
@@ -192,6 +193,10 @@ def execute(step: Step, advance: bool | None = None) -> None:
                         "WHERE tier = %s AND done_until = %s", [step.hi, step.tier, step.lo])
             if cur.rowcount != 1:   # someone else moved it: undo this step, the next run replans
                 raise RuntimeError(f"rollup watermark of {step.tier} moved during the step")
+    # One line per step, with the data's minutes: whether a tier keeps up is read from the log
+    # (benchmarks/fig_scale.py: the 1-minute step of a minute's data must take < 10 % of it).
+    log.info("rollup step %s %s +%d min: %.3f s", step.tier, step.lo.isoformat(),
+             round((step.hi - step.lo).total_seconds() / 60), time.monotonic() - started)
 
 
 def recompute(lo: datetime, hi: datetime, switch_id: int | None = None) -> list[Step]:

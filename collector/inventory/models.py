@@ -120,7 +120,12 @@ class Switch(models.Model):
 
     @property
     def queue(self) -> str:
-        return f"polls.{self.poller_group}" if self.poller_group != "default" else "polls"
+        return self.queue_name(self.poller_group)
+
+    @staticmethod
+    def queue_name(poller_group: str) -> str:
+        """The Celery queue of a poller group's polls: a worker started with -Q <it> polls them."""
+        return f"polls.{poller_group}" if poller_group != "default" else "polls"
 
     def snmp_target(self) -> SnmpTarget:
         """The agent and its credentials, decrypted, for one conversation (never logged)."""

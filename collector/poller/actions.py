@@ -4,6 +4,7 @@ call to act, so a view never orchestrates polls itself.
 - discover(switch_id): walk the switch (inventory discovery), then attach the archive's series to
   what was found and drop the ingest cache of the switch;
 - poll(switch_id): one poll under the per-switch lock (never twice at once);
+- poll_batch(due): the polls of one beat slot, each at its switch's phase, under the same locks;
 - check_switch(switch_id): discover, then poll ("check now" on the switch page);
 - check_host(host_id): one reachability check, recorded;
 - infer_links(): cross-connect continuity from the archive, then link inference (docs/topology.md).
@@ -26,7 +27,7 @@ from collector.inventory.discovery import DiscoveryReport
 from collector.inventory.models import Switch
 from collector.poller import hostcheck, metrics, runner
 from collector.poller.hostcheck import CheckResult
-from collector.poller.locks import PollLock
+from collector.poller.locks import PollLock, PollLocks
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,28 @@ def poll(switch_id: int, *, without_lock_if_redis_down: bool = False) -> str:
         return _poll(switch_id)
     finally:
         lock.release()
+
+
+def poll_batch(due: dict[int, float]) -> dict[str, int]:
+    """Poll the switches of `due` (id -> Unix time of its slot) under their per-switch locks; a
+    switch whose previous poll still runs is skipped. Returns how many polls ended how."""
+    locks = PollLocks(list(due))
+    held = set(locks.acquire())
+    counts: dict[str, int] = {}
+    for sid in due:
+        if sid not in held:
+            metrics.SKIPPED.labels(str(sid), "running").inc()
+            counts["skipped"] = counts.get("skipped", 0) + 1
+    if not held:
+        return counts
+    try:
+        outcomes = runner.poll_batch({sid: t for sid, t in due.items() if sid in held})
+    finally:
+        locks.release()
+    for outcome in outcomes.values():
+        status = outcome.status if outcome is not None else "gone"
+        counts[status] = counts.get(status, 0) + 1
+    return counts
 
 
 def _poll(switch_id: int) -> str:

@@ -1,14 +1,16 @@
 """The beat schedule, in one place.
 
-Static entries are named and commented below. Per-switch entries (one poll entry and one
-discovery entry per enabled switch) are generated from the inventory by SwitchScheduler and
+Static entries are named and commented below. Switch entries (one poll entry per queue, interval
+and slot of SLOT_S seconds, one discovery entry per queue and slot of the discovery interval,
+each carrying its switches' ids) are generated from the inventory by SwitchScheduler and
 refreshed every REFRESH_S seconds, so adding a switch or changing its poll interval takes
 effect without restarting beat. Every entry carries an expiry: a task that waited longer than
 its period is dropped by the worker instead of piling up behind newer ones.
 
-Per-switch entries run at a phase of their period (Phased, phase_offset): thousands of
-switches sharing one interval would otherwise all be sent in the same second, and the last of
-their polls would start seconds late behind the others.
+Each switch runs at its own phase of its period (phase_offset): thousands of switches sharing
+one interval would otherwise all be polled in the same second, and the last of their polls
+would start seconds late behind the others. A slot's entry is sent at the slot's start
+(Phased) and the worker starts each poll at its switch's phase (runner.poll_batch).
 """
 from __future__ import annotations
 
@@ -135,24 +137,62 @@ def static_entries() -> dict[str, dict]:
     }
 
 
+SLOT_S = 1.0            # polls of one queue and interval whose phases fall in one such slot: one message
+DISCOVERY_SLOTS = 60   # discovery slots per discovery interval (a minute each at the default hour)
+
+
+def slot_of(switch_id: int, period: float, slots: int) -> int:
+    """The slot (0 .. slots-1) of the period holding the switch's phase."""
+    return min(slots - 1, int(phase_offset(switch_id, period) / period * slots))
+
+
+def poll_slots(period: float) -> int:
+    return max(1, math.ceil(period / SLOT_S))
+
+
+def due_time(switch_id: int, period: float, now: float, slot_s: float) -> float:
+    """The switch's own slot (epoch + phase + k * period) of the batch sent at about `now`: the
+    one nearest the middle of the batch's slot [now, now + slot_s) (its switches' phases lie in
+    it; beat sends EARLY_S ahead, a busy worker starts it later)."""
+    phase = phase_offset(switch_id, period)
+    return round((now + slot_s / 2 - phase) / period) * period + phase
+
+
 def switch_entries() -> dict[str, dict]:
+    """One poll entry per (queue, interval, slot of SLOT_S) and one discovery entry per (queue,
+    interval, slot of interval / DISCOVERY_SLOTS), each sending the ids of its switches.
+
+    Beat once had an entry per switch (and per discovery): at 2,000 switches its every-5 s
+    refresh rebuilt 4,000 entries and it sent 140 messages a second (docs/benchmarks.md, figure
+    6). Now 100,000 ports are ~15 poll entries per queue and interval. The worker keeps each
+    switch's phase within the slot (runner.poll_batch waits for it), so the load is as smooth
+    as before and the lateness is still measured against each switch's own slot."""
     # Imported here: beat loads this module by name before Django's app registry is ready.
     from collector.inventory.models import Switch
 
-    entries: dict[str, dict] = {}
+    polls: dict[tuple[str, int, int], list[int]] = {}
+    discoveries: dict[tuple[str, int], list[int]] = {}
     discovery = settings.CELLAR_DISCOVERY_INTERVAL
-    for switch in Switch.objects.filter(enabled=True).only("id", "poll_interval_s", "poller_group"):
-        period = switch.poll_interval_s
-        # Poll counters at the switch's own interval and phase, on its poller group's queue.
-        entries[f"poll-switch-{switch.id}"] = {
-            "task": "cellar.poll_switch", "schedule": Phased(period, phase_offset(switch.id, period)),
-            "args": (switch.id,), "options": {"queue": switch.queue, "expires": period},
+    for sid, period, group in Switch.objects.filter(enabled=True).values_list("id", "poll_interval_s",
+                                                                              "poller_group"):
+        queue = Switch.queue_name(group)
+        polls.setdefault((queue, period, slot_of(sid, period, poll_slots(period))), []).append(sid)
+        discoveries.setdefault((queue, slot_of(sid, discovery, DISCOVERY_SLOTS)), []).append(sid)
+    entries: dict[str, dict] = {}
+    for (queue, period, slot), ids in sorted(polls.items()):
+        # Poll counters at the switches' own interval, on their poller group's queue.
+        slots = poll_slots(period)
+        ids.sort(key=lambda i: phase_offset(i, period))
+        entries[f"poll-{queue}-{period}s-slot-{slot}"] = {
+            "task": "cellar.poll_switches", "schedule": Phased(period, slot * period / slots),
+            "args": (period, period / slots, ids), "options": {"queue": queue, "expires": period},
         }
-        # Re-walk ports, VPs, VCs and cross-connects: what vanished is marked gone. Phased as
+    for (queue, slot), ids in sorted(discoveries.items()):
+        # Re-walk ports, VPs, VCs and cross-connects: what vanished is marked gone. Spread as
         # well: a walk costs more than a poll, and all of them at once would stall the polls.
-        entries[f"discover-switch-{switch.id}"] = {
-            "task": "cellar.discover_switch", "schedule": Phased(discovery, phase_offset(switch.id, discovery)),
-            "args": (switch.id,), "options": {"queue": switch.queue, "expires": discovery},
+        entries[f"discover-{queue}-slot-{slot}"] = {
+            "task": "cellar.discover_switches", "schedule": Phased(discovery, slot * discovery / DISCOVERY_SLOTS),
+            "args": (ids,), "options": {"queue": queue, "expires": discovery},
         }
     return entries
 

@@ -5,6 +5,7 @@ but the background exports' (collector/exports/tasks.py, also in celery_app's in
 from __future__ import annotations
 
 import logging
+import time
 
 from django.conf import settings
 
@@ -20,6 +21,32 @@ log = logging.getLogger(__name__)
 def poll_switch(switch_id: int) -> str:
     """Poll one switch now, unless a poll of it is still running (never twice at once)."""
     return actions.poll(int(switch_id))
+
+
+@app.task(name="cellar.poll_switches")
+def poll_switches(period: float, slot_s: float, switch_ids: list[int]) -> dict[str, int]:
+    """Poll the switches of one beat slot (schedule.switch_entries), each at its own phase of
+    `period`, in one event loop; the per-switch lock still keeps every switch to one poll at once.
+    The log line names the switches: the benchmark and an operator can tell who was polled when."""
+    now = time.time()
+    due = {int(i): schedule.due_time(int(i), float(period), now, float(slot_s)) for i in switch_ids}
+    log.info("poll slot of %d switches (%g s): %s", len(due), period, ",".join(map(str, due)))
+    return actions.poll_batch(due)
+
+
+@app.task(name="cellar.discover_switches")
+def discover_switches(switch_ids: list[int]) -> dict[str, int]:
+    """Rediscover the switches of one discovery slot, one after the other."""
+    counts: dict[str, int] = {}
+    for sid in switch_ids:
+        try:
+            outcome = discover_switch(int(sid))
+        except Exception:       # a deleted switch or a database error: the slot's others go on
+            log.exception("discovery of switch %s failed", sid)
+            outcome = "failed"
+        key = "failed" if outcome.startswith("failed") else "done"
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 @app.task(name="cellar.discover_switch")

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from collector.poller import schedule
 from collector.poller.celery_app import app
 from collector.poller.schedule import EARLY_S, Phased, SwitchScheduler, phase_offset
 
@@ -129,13 +130,22 @@ def fake_clock(monkeypatch, settings, tmp_path):
 
 
 @pytest.mark.django_db(transaction=True)   # the scheduler manages its own connection
-def test_beat_spreads_polls_over_the_interval_and_sends_each_once_per_interval(fake_clock):
+def test_beat_sends_one_message_per_slot_and_each_switch_once_per_interval_at_its_phase(fake_clock):
     from collector.inventory.models import Switch
 
     n, period, periods = 300, 15, 3
     Switch.objects.bulk_create(Switch(name=f"sw-{i}", address="192.0.2.1", poll_interval_s=period)
                                for i in range(n))
+    Switch.objects.bulk_create(Switch(name=f"far-{i}", address="192.0.2.1", poll_interval_s=period,
+                                      poller_group="far") for i in range(20))
     sched = RecordingScheduler(app)
+    polls_entries = {name: e for name, e in sched.schedule.items() if name.startswith("poll-")}
+    # 300 + 20 switches: at most one entry per (queue, slot of a second), not one per switch
+    assert len(polls_entries) <= 2 * period
+    assert {e.options["queue"] for e in polls_entries.values()} == {"polls", "polls.far"}
+    ids = [i for e in polls_entries.values() for i in e.args[2]]
+    assert sorted(ids) == sorted(Switch.objects.values_list("id", flat=True))
+    assert len([n for n in sched.schedule if n.startswith("discover-")]) <= 2 * schedule.DISCOVERY_SLOTS
     start, ticks = fake_clock.t, 0
     while fake_clock.t < start + periods * period:
         delay = sched.tick()
@@ -145,21 +155,25 @@ def test_beat_spreads_polls_over_the_interval_and_sends_each_once_per_interval(f
         # entries): without it, Celery's own 10 ms wait before a plain interval (check-hosts)
         # would never end on this clock.
         fake_clock.t += delay if delay > 0 else 0.001
-    polls = [(name, t) for name, t in sched.sent if name.startswith("poll-switch-")]
-    by_switch: dict[str, list[float]] = {}
-    for name, t in polls:
-        by_switch.setdefault(name, []).append(t)
-    assert len(by_switch) == n
+    by_switch: dict[int, list[float]] = {}
+    for name, t in sched.sent:
+        if not name.startswith("poll-"):
+            continue
+        period_s, slot_s, switch_ids = polls_entries[name].args
+        for sid in switch_ids:
+            due = schedule.due_time(sid, period_s, t, slot_s)
+            # the batch goes out at the start of the slot that holds the switch's own phase
+            assert t - 0.05 <= due < t + slot_s + 0.05, (name, sid, t, due)
+            by_switch.setdefault(sid, []).append(due)
+    assert len(by_switch) == n + 20
     end = start + periods * period
-    for name, times in by_switch.items():
-        # Once per interval: the first within one interval, then one every interval, up to the
-        # end (a slot just after the start or the end may count for either side).
-        assert times[0] <= start + period + 0.05 and times[-1] >= end - period - 0.05, (name, times)
-        assert all(b - a == pytest.approx(period, abs=0.05) for a, b in zip(times, times[1:])), (name, times)
-        phase = phase_offset(int(name.rsplit("-", 1)[1]), period)
-        assert all(((t - phase + 1) % period) - 1 == pytest.approx(0, abs=0.05) for t in times), (name, times)
-    per_second = Counter(int(t) for _, t in polls)
-    assert max(per_second.values()) <= most_per_second(n, period), sorted(per_second.values())[-5:]
+    for sid, times in by_switch.items():
+        assert times[0] <= start + period + 1.05 and times[-1] >= end - period - 1.05, (sid, times)
+        assert all(b - a == pytest.approx(period, abs=0.001) for a, b in zip(times, times[1:])), (sid, times)
+        phase = phase_offset(sid, period)
+        assert all(((t - phase + 1) % period) - 1 == pytest.approx(0, abs=0.001) for t in times), (sid, times)
+    per_second = Counter(int(t) for times in by_switch.values() for t in times)
+    assert max(per_second.values()) <= most_per_second(n, period) + 3, sorted(per_second.values())[-5:]
     assert ticks < 3 * len(sched.sent) + 100      # no busy loop before each slot
 
 
@@ -181,4 +195,4 @@ def test_beat_reads_the_inventory_again_after_its_connection_was_killed(fake_clo
     finally:
         killer.close()
     sched.refresh()
-    assert f"poll-switch-{new.id}" in sched.schedule
+    assert any(new.id in e.args[2] for name, e in sched.schedule.items() if name.startswith("poll-"))

@@ -6,9 +6,10 @@ switch (profile atm2: 16 ports, 1,000 VCs, 4 VPs a port) per 2,000 ports, the re
 of 48 ports (profile if-mib): at 100,000 ports 2,067 IP switches and 50 ATM switches with
 50,000 VCs, ~1.05 million counters every 15 s. Every switch is discovered first (its ports and
 VCs known, as in a real deployment; without it every poll also walks the 32-bit columns).
-Processes: a private redis-server, CELLAR_BENCH_SCALE_WORKERS (default 1) `celery worker --pool
-threads --concurrency 8 -Q polls,default` and `celery beat` (collector/poller/schedule.py), as
-`make run` starts them; discovery every hour, the rollup every 60 s as by default.
+Processes: a private redis-server, CELLAR_BENCH_SCALE_WORKERS (default 1) pollers `celery worker
+--pool threads --concurrency 8 -Q polls`, one `celery worker -Q default --concurrency 2` (rollup,
+housekeeping) and `celery beat` (collector/poller/schedule.py), as docker-compose.yml runs them;
+discovery every hour, the rollup every 60 s as by default.
 Window: after a warm-up (every switch polled twice), the measurement time (10 min; --smoke a few
 seconds) is cut into `--runs` equal windows; each figure is min/median/max over the windows.
 CPU: /proc/<pid>/stat of the workers, beat, every PostgreSQL backend of the benchmark database
@@ -25,6 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -204,11 +206,13 @@ def _start(ctx: Context, n_workers: int) -> list[Proc]:
            "DATABASE_STATEMENT_TIMEOUT_MS": "60000"}
     celery = [sys.executable, "-m", "celery", "-A", "collector.poller.celery_app"]
     concurrency = os.environ.get("CELLAR_WORKER_CONCURRENCY", "8")
-    for w in range(n_workers):
-        procs.append(Proc(f"worker{w}", celery + ["worker", "-l", "INFO", "--pool", "threads", "--concurrency",
-                                                  concurrency, "-Q", "polls,default", "--without-mingle",
-                                                  "--without-gossip", "-n", f"bench{w}-{os.getpid()}@%h"],
-                          env, ctx.work / f"worker{w}.log"))
+    # As docker-compose.yml runs them: pollers on the polls queue, one worker for the rest. Sharing
+    # one worker, the housekeeping (rollup every minute) waited behind the slots and expired.
+    queues = [("worker0", "default", "2")] + [(f"poller{w}", "polls", concurrency) for w in range(n_workers)]
+    for name, queue, threads in queues:
+        procs.append(Proc(name, celery + ["worker", "-l", "INFO", "--pool", "threads", "--concurrency", threads,
+                                          "-Q", queue, "--without-mingle", "--without-gossip",
+                                          "-n", f"bench-{name}-{os.getpid()}@%h"], env, ctx.work / f"{name}.log"))
     procs.append(Proc("beat", celery + ["beat", "-l", "INFO", "-s", str(ctx.work / "celerybeat-schedule")],
                       env, ctx.work / "beat.log"))
     return procs
@@ -242,7 +246,8 @@ def _measure(ctx: Context, procs: list[Proc], window: float) -> tuple[list, list
         db_cpu = db_s.stop()
         wall = time.monotonic() - t0
         used = {p.name: ((procstat.cpu_seconds(p.pid) or 0.0) - cpu0[p.name]) / wall * 100 for p in procs}
-        cpu = {"worker": sum(v for k, v in used.items() if k.startswith("worker")), "beat": used["beat"],
+        cpu = {"worker": sum(v for k, v in used.items() if k.startswith(("worker", "poller"))),
+               "poller": sum(v for k, v in used.items() if k.startswith("poller")), "beat": used["beat"],
                "db": db_cpu / wall * 100, "redis": used["redis"], "agent": used["agent"],
                "db_background": bg_s.total() / wall * 100, "connections_per_s": (_sessions() - sessions0) / wall}
         results.append((lo, time.time(), cpu))
@@ -293,12 +298,15 @@ def run(ctx: Context) -> list[Measure]:
     finally:
         for p in reversed(procs):
             p.stop()
+        logs = ROOT / "state" / "bench" / "scale-logs"          # kept for a look after the run
+        logs.mkdir(parents=True, exist_ok=True)
+        for p in procs:
+            shutil.copy(p.log_path, logs / p.log_path.name)
     periods = dict(Switch.objects.values_list("id", "poll_interval_s"))
     starts = sm.polls(results[0][0], results[-1][1])
     steps = defaultdict(list)
-    for w in range(n_workers):
-        for tier, got in sm.rollup_steps(ctx.work / f"worker{w}.log", results[0][0], results[-1][1]).items():
-            steps[tier] += got
+    for tier, got in sm.rollup_steps(ctx.work / "worker0.log", results[0][0], results[-1][1]).items():
+        steps[tier] += got
     return _figures(ctx, results, lags, starts, periods, steps, sizes, info_series, n_switches, interval)
 
 
@@ -342,7 +350,9 @@ def _figures(ctx: Context, results: list, lags: list, starts: dict, periods: dic
         Measure("6h", "Scale: bytes per raw sample (indexes included) and a day of raw samples at this size",
                 "bytes", [bytes_per], higher_is_better=False),
     ]
-    out[0].notes.append(f"swarm agent {statistics.median(cpu['agent']):.1f} % (the simulated switches: not "
+    out[0].notes.append(f"of which the poller(s) on the polls queue {statistics.median(cpu['poller']):.1f} %, "
+                        "the rest the worker of the default queue (rollup, housekeeping); "
+                        f"swarm agent {statistics.median(cpu['agent']):.1f} % (the simulated switches: not "
                         f"Cellar's); redis {statistics.median(cpu['redis']):.1f} %; PostgreSQL's shared "
                         f"background processes {statistics.median(cpu['db_background']):.1f} %; new database "
                         f"connections per second {statistics.median(cpu['connections_per_s']):.2f}; discovery of "

@@ -83,13 +83,46 @@ def write_samples(rows: Iterable[SampleRow]) -> int:
         return cur.rowcount
 
 
+def write_samples_new(rows: list[SampleRow]) -> set[int]:
+    """Write rows of distinct switches (one beat slot) in one COPY; returns the switch ids whose
+    row was new (an already stored one is skipped, as in write_samples)."""
+    if not rows:
+        return set()
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS cellar_sample_in "
+            "(LIKE traffic_sample INCLUDING DEFAULTS INCLUDING COMPRESSION) ON COMMIT DELETE ROWS")
+        with cur.copy(f"COPY cellar_sample_in ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
+            for r in rows:
+                copy.write(copy_line(r))
+        cur.execute(
+            f"INSERT INTO traffic_sample ({SAMPLE_COLUMNS}) "
+            f"SELECT {SAMPLE_COLUMNS} FROM cellar_sample_in ORDER BY switch_id, time "
+            "ON CONFLICT (switch_id, time) DO NOTHING RETURNING switch_id")
+        return {sid for (sid,) in cur.fetchall()}
+
+
+POLL_LOG_INSERT = ("INSERT INTO traffic_poll_log (time, switch_id, duration_ms, varbinds, samples, status, error, "
+                   "notes) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (switch_id, time) DO NOTHING")
+
+
+def poll_log_params(switch_id: int, at: float, status: str, duration_ms: int, varbinds: int, samples: int,
+                    error: str, notes: dict | None = None) -> list:
+    return [to_datetime(at), switch_id, duration_ms, varbinds, samples, status, error[:2000],
+            Jsonb(notes) if notes else None]
+
+
+def write_poll_logs(entries: list[list]) -> None:
+    """Many poll attempts (poll_log_params each) in one pipelined executemany."""
+    if entries:
+        with connection.cursor() as cur:
+            cur.executemany(POLL_LOG_INSERT, entries)
+
+
 def write_poll_log(switch_id: int, at: float, status: str, duration_ms: int, varbinds: int,
                    samples: int, error: str, notes: dict | None = None) -> None:
     """Record one poll attempt (idempotent on (switch_id, time) like the samples); `notes`: the
     values read by a rule or not used (collector/core/readings.py summarize)."""
     with connection.cursor() as cur:
-        cur.execute(
-            "INSERT INTO traffic_poll_log (time, switch_id, duration_ms, varbinds, samples, status, error, notes) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (switch_id, time) DO NOTHING",
-            [to_datetime(at), switch_id, duration_ms, varbinds, samples, status, error[:2000],
-             Jsonb(notes) if notes else None])
+        cur.execute(POLL_LOG_INSERT, poll_log_params(switch_id, at, status, duration_ms, varbinds, samples, error,
+                                                     notes))

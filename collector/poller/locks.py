@@ -15,11 +15,18 @@ _redis: redis.Redis | None = None
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _client() -> redis.Redis:
+def client() -> redis.Redis:
+    """The poller's redis connection (locks, the pollers seen): one per process, made on first use."""
     global _redis
     if _redis is None:
         _redis = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5)
     return _redis
+
+
+def forget_client() -> None:
+    """Drop the connection: the next client() reads settings.REDIS_URL again (a test's own redis)."""
+    global _redis
+    _redis = None
 
 
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
@@ -44,7 +51,7 @@ class PollLock:
         self._thread: threading.Thread | None = None
 
     def acquire(self) -> bool:
-        if not _client().set(self.key, self.token, nx=True, px=LOCK_TTL_MS):
+        if not client().set(self.key, self.token, nx=True, px=LOCK_TTL_MS):
             return False
         self._thread = threading.Thread(target=self._renew, name=f"lock-{self.key}", daemon=True)
         self._thread.start()
@@ -53,7 +60,7 @@ class PollLock:
     def _renew(self) -> None:
         while not self._stop.wait(LOCK_RENEW_S):
             try:
-                if not _client().eval(_EXTEND, 1, self.key, self.token, LOCK_TTL_MS):
+                if not client().eval(_EXTEND, 1, self.key, self.token, LOCK_TTL_MS):
                     return   # lost it (expired during a redis outage): the poll finishes anyway
             except redis.RedisError as exc:
                 log.warning("poll lock %s not renewed: %s", self.key, exc)
@@ -63,7 +70,7 @@ class PollLock:
         if self._thread:
             self._thread.join(timeout=LOCK_RENEW_S + 1)
         try:
-            _client().eval(_RELEASE, 1, self.key, self.token)
+            client().eval(_RELEASE, 1, self.key, self.token)
         except redis.RedisError as exc:
             log.warning("poll lock %s not released (expires by itself): %s", self.key, exc)
 
@@ -80,7 +87,7 @@ class PollLocks:
         self._thread: threading.Thread | None = None
 
     def acquire(self) -> list[int]:
-        pipe = _client().pipeline(transaction=False)
+        pipe = client().pipeline(transaction=False)
         for lock in self.locks.values():
             pipe.set(lock.key, lock.token, nx=True, px=LOCK_TTL_MS)
         self.held = [sid for sid, ok in zip(self.locks, pipe.execute()) if ok]
@@ -90,7 +97,7 @@ class PollLocks:
         return list(self.held)
 
     def _each(self, script: str, *args: object) -> None:
-        pipe = _client().pipeline(transaction=False)
+        pipe = client().pipeline(transaction=False)
         for sid in self.held:
             lock = self.locks[sid]
             pipe.eval(script, 1, lock.key, lock.token, *args)

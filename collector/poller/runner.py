@@ -12,7 +12,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -145,51 +145,121 @@ def poll_batch(due: dict[int, float]) -> dict[int, PollOutcome | None]:
     no longer exists. Never raises for agent-side faults.
 
     Concurrent in one loop, not one after the other: a switch that times out delays none of the
-    others; the samples are written once the slowest poll of the batch is back (their times are
-    the polls' own)."""
-    switches: dict[int, Switch] = {}
-    outcomes: dict[int, PollOutcome | None] = {}
-    for sid in due:
-        try:
-            switches[sid] = load_switch(sid)
-        except Switch.DoesNotExist:
-            outcomes[sid] = None
+    others. Stored together: the samples in one COPY, the poll log and the health rows in one
+    pipelined statement each: a slot of 140 switches costs a handful of round trips, not ~1,000
+    (docs/benchmarks.md, figure 6)."""
+    switches = load_switches(list(due))
+    outcomes: dict[int, PollOutcome | None] = {sid: None for sid in due if sid not in switches}
     expected = {sid: expected_instances(sid) for sid in switches}
 
     async def all_of_them() -> list[tuple[float, PollResult | BaseException]]:
         return await asyncio.gather(*(_poll_at(sw, expected[sid], due[sid]) for sid, sw in switches.items()))
 
-    for (sid, switch), (started, result) in zip(switches.items(), run_async(all_of_them())):
-        outcomes[sid] = _finish(switch, started, result)
+    judged = [(switch, *_judge(switch, started, result))
+              for switch, (started, result) in zip(switches.values(), run_async(all_of_them()))]
+    stored = ingest.ingest_batch([(o.result, sw) for sw, o, _, store in judged if store and o.result is not None])
+    records = []
+    for switch, outcome, record, store in judged:
+        if store:
+            outcome.stored = stored.get(switch.id, "")
+            if outcome.result is not None:
+                metrics.observe_notes(switch.name, outcome.result.notes)
+        records.append((switch, outcome, record))
+        outcomes[switch.id] = outcome
+    _record_batch(records)
     return outcomes
 
 
-def _finish(switch: Switch, started: float, result: PollResult | BaseException) -> PollOutcome:
-    """Store a poll's samples and record its outcome (poll log, health, metrics)."""
+def load_switches(ids: list[int]) -> dict[int, Switch]:
+    """load_switch for many ids in one query; a deleted switch is left out."""
+    try:
+        found = Switch.objects.in_bulk(ids)
+    except ingest.DB_DOWN:
+        return {sid: _switches[sid] for sid in ids if sid in _switches}
+    for sid in ids:
+        if sid in found:
+            _switches[sid] = found[sid]
+        else:
+            _switches.pop(sid, None)
+    return {sid: found[sid] for sid in ids if sid in found}
+
+
+@dataclass
+class _Record:
+    at: float
+    duration_ms: int
+    varbinds: int
+    samples: int
+    notes: dict | None = None
+
+
+def _judge(switch: Switch, started: float, result: PollResult | BaseException) -> tuple[PollOutcome, _Record, bool]:
+    """(the poll's outcome, what its record says, whether its samples are to be stored)."""
     if isinstance(result, BaseException):
-        outcome = PollOutcome(switch.name, classify(result), error=str(result))
-        _record(switch, started, outcome, duration_ms=round((time.time() - started) * 1000), varbinds=0, samples=0)
-        return outcome
+        duration_ms = round((time.time() - started) * 1000)
+        return PollOutcome(switch.name, classify(result), error=str(result)), _Record(started, duration_ms, 0, 0), False
     profile = get_profile(switch.effective_profile)
     required = [c.object for c in profile.counters if not c.optional]
+    duration_ms = round(result.duration_s * 1000)
     if result.missing_columns and len(result.missing_columns) == len(required):
         outcome = PollOutcome(switch.name, "error", result=result, error=(
             f"profile {profile.name} does not fit this agent: it answered none of {', '.join(required)}"))
-        _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, 0)
-        return outcome
+        return outcome, _Record(result.at, duration_ms, result.varbinds, 0), False
     # Partial: a column nobody answered, or values answered that could not be used. An interface
     # that answers no counter at all is counted in the notes but is the agent's normal state.
     unusable = any(not n.used and n.reason != NOT_ANSWERED for n in result.notes)
     status = "partial" if result.missing_columns or unusable else "ok"
-    stored = ingest.ingest_or_spool(result, switch)
     notes = summarize(result.notes)
     errors = [f"not answered: {', '.join(result.missing_columns)}"] if result.missing_columns else []
     errors += [summary_text(notes)] if notes else []
-    outcome = PollOutcome(switch.name, status, stored, result, "; ".join(errors))
-    metrics.observe_notes(switch.name, result.notes)
-    _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, len(result.readings),
-            notes)
+    outcome = PollOutcome(switch.name, status, "", result, "; ".join(errors))
+    return outcome, _Record(result.at, duration_ms, result.varbinds, len(result.readings), notes), True
+
+
+def _finish(switch: Switch, started: float, result: PollResult | BaseException) -> PollOutcome:
+    """Store a poll's samples and record its outcome (poll log, health, metrics)."""
+    outcome, record, store = _judge(switch, started, result)
+    if store and outcome.result is not None:
+        outcome.stored = ingest.ingest_or_spool(outcome.result, switch)
+        metrics.observe_notes(switch.name, outcome.result.notes)
+    _record(switch, record.at, outcome, record.duration_ms, record.varbinds, record.samples, record.notes)
     return outcome
+
+
+# The health row of a switch after a poll, for many switches in one pipelined statement: what
+# _record does with get_or_create and an update of F() expressions, per switch.
+HEALTH_UPSERT = """
+INSERT INTO status_switchhealth AS h (switch_id, last_poll_at, last_success_at, last_status, last_duration_ms,
+    last_varbinds, last_error, consecutive_failures, polls_ok, polls_failed)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (switch_id) DO UPDATE SET last_poll_at = excluded.last_poll_at,
+    last_success_at = coalesce(excluded.last_success_at, h.last_success_at), last_status = excluded.last_status,
+    last_duration_ms = excluded.last_duration_ms, last_varbinds = excluded.last_varbinds,
+    last_error = excluded.last_error,
+    consecutive_failures = CASE WHEN excluded.polls_ok > 0 THEN 0 ELSE h.consecutive_failures + 1 END,
+    polls_ok = h.polls_ok + excluded.polls_ok, polls_failed = h.polls_failed + excluded.polls_failed"""
+
+
+def _record_batch(records: list[tuple[Switch, PollOutcome, _Record]]) -> None:
+    """_record for many polls: poll log and health rows in one transaction, two pipelined statements."""
+    for switch, outcome, r in records:
+        metrics.observe_poll(switch.name, outcome.status, r.duration_ms / 1000, r.varbinds, r.samples)
+        if not outcome.ok:
+            log.warning("poll %s: %s: %s", switch.name, outcome.status, outcome.error)
+    now = timezone.now()
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            writer.write_poll_logs([writer.poll_log_params(sw.id, r.at, o.status, r.duration_ms, r.varbinds, r.samples,
+                                                           o.error, r.notes) for sw, o, r in records])
+            cur.executemany(HEALTH_UPSERT, [
+                (sw.id, now, now if o.ok else None, o.status, r.duration_ms, r.varbinds, o.error[:2000],
+                 0 if o.ok else 1, 1 if o.ok else 0, 0 if o.ok else 1) for sw, o, r in records])
+    except ingest.DB_DOWN as exc:
+        log.warning("%d polls: outcomes not recorded, database unavailable (%s)", len(records),
+                    exc.__class__.__name__)
+    except IntegrityError:            # a switch deleted during the slot: record the others one by one
+        for sw, o, r in records:
+            _record(sw, r.at, o, r.duration_ms, r.varbinds, r.samples, r.notes)
 
 
 def _record(switch: Switch, at: float, outcome: PollOutcome, duration_ms: int, varbinds: int, samples: int,

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from collector.archive import rollup as archive_rollup
 from collector.inventory.models import Host
-from collector.poller import actions, hostcheck, schedule
+from collector.poller import actions, hostcheck, pollers, schedule
 from collector.poller.celery_app import app
 
 log = logging.getLogger(__name__)
@@ -23,12 +23,16 @@ def poll_switch(switch_id: int) -> str:
     return actions.poll(int(switch_id))
 
 
-@app.task(name="cellar.poll_switches")
-def poll_switches(period: float, slot_s: float, switch_ids: list[int]) -> dict[str, int]:
+@app.task(name="cellar.poll_switches", bind=True)
+def poll_switches(self, period: float, slot_s: float, switch_ids: list[int]) -> dict[str, int]:
     """Poll the switches of one beat slot (schedule.switch_entries), each at its own phase of
     `period`, in one event loop; the per-switch lock still keeps every switch to one poll at once.
-    The log line names the switches: the benchmark and an operator can tell who was polled when."""
+    The log line names the switches: the benchmark and an operator can tell who was polled when;
+    the worker notes itself as a poller of the queue (the dashboard's Pollers table)."""
     now = time.time()
+    queue = (self.request.delivery_info or {}).get("routing_key")
+    if queue:
+        pollers.record_seen(queue, self.request.hostname or "?")
     due = {int(i): schedule.due_time(int(i), float(period), now, float(slot_s)) for i in switch_ids}
     log.info("poll slot of %d switches (%g s): %s", len(due), period, ",".join(map(str, due)))
     return actions.poll_batch(due)

@@ -33,14 +33,16 @@ def _free_tcp_port() -> int:
 class RedisServer:
     """A throwaway redis-server on 127.0.0.1 that a test can kill and bring back on the same port."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, unixsocket: Path | None = None):
         self.port = _free_tcp_port()
         self.dir = tmp_path
         self.proc = None
+        self.unixsocket = unixsocket     # also listen there (a process in another network namespace)
 
     def start(self) -> RedisServer:
+        sock = ["--unixsocket", str(self.unixsocket), "--unixsocketperm", "700"] if self.unixsocket else []
         self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no", "--dir", str(self.dir)],
+                                      "--appendonly", "no", "--dir", str(self.dir), *sock],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = redis.Redis(port=self.port)
         for _ in range(100):
@@ -76,13 +78,17 @@ def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 class CeleryProcess:
-    def __init__(self, kind: str, tmp_path: Path, *args: str, queues: str = "polls,default", **env: str):
+    """`celery worker|beat` of the project; `prefix` runs it through another command (`ip netns
+    exec NAME`: a worker at another site), `name` tells two workers of one test apart."""
+
+    def __init__(self, kind: str, tmp_path: Path, *args: str, queues: str = "polls,default", name: str = "test",
+                 prefix: tuple[str, ...] = (), log_name: str = "", **env: str):
         self.kind = kind
-        self.log_path = tmp_path / f"{kind}.log"
-        cmd = [sys.executable, "-m", "celery", "-A", "collector.poller.celery_app", kind, "-l", "INFO", *args]
+        self.log_path = tmp_path / f"{log_name or kind}.log"
+        cmd = [*prefix, sys.executable, "-m", "celery", "-A", "collector.poller.celery_app", kind, "-l", "INFO", *args]
         if kind == "worker":
             cmd += ["--pool", "threads", "--concurrency", "8", "-Q", queues, "--without-mingle",
-                    "--without-gossip", "-n", f"test-{os.getpid()}@%h"]
+                    "--without-gossip", "-n", f"{name}-{os.getpid()}@%h"]
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=process_env(tmp_path, **env), stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from collector.inventory.models import CrossConnect, Host, Port, Switch, VirtualChannel
+from collector.poller import pollers
 from webapp.status import queries as q
 from webapp.status.views.common import health_of, port_url, summary_of
 
@@ -55,6 +56,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "vc_count": sum(vc_counts.values()), "xc_count": sum(xc_counts.values()),
         "polling_ok": sum(1 for r in rows if r["health"].state in ("ok", "partial")),
         "hosts_up": sum(1 for _, st in host_rows if st is not None and st.reachable),
+        "pollers": pollers.groups(now), "late_periods": pollers.LATE_PERIODS,
     }
     return render(request, "status/dashboard.html", context)
 

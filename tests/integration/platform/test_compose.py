@@ -12,7 +12,7 @@ COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 EXAMPLE = {m.group(1) for m in re.finditer(r"^([A-Z][A-Z0-9_]*)=", (ROOT / ".env.example").read_text(), re.M)}
 # Read by scripts/ (make run/test) or by docker-compose.yml itself, not by Django.
 PROCESS_VARIABLES = {"CELLAR_PG_PORT", "CELLAR_REDIS_PORT", "CELLAR_WEB_PORT", "CELLAR_ADMIN_PASSWORD",
-                     "CELLAR_QUEUES", "CELLAR_WORKER_CONCURRENCY", "POSTGRES_PASSWORD"}
+                     "CELLAR_QUEUES", "CELLAR_WORKER_CONCURRENCY", "CELLAR_POLLER_GROUP", "POSTGRES_PASSWORD"}
 
 
 def _command(service: dict) -> str:
@@ -41,6 +41,21 @@ def test_the_worker_consumes_the_queues_beat_sends_to():
     for entry in static_entries().values():
         assert entry["options"]["queue"] in default_queues
     assert "polls" in default_queues   # switches of the default poller group
+
+
+def test_the_poller_service_consumes_its_groups_queue_only():
+    import subprocess
+
+    from collector.inventory.models import Switch
+
+    poller = COMPOSE["services"]["poller"]
+    assert poller["profiles"] == ["pollers"] and "healthcheck" in poller
+    script = poller["command"][-1].replace("$$", "$").replace("exec celery", "echo celery")
+    for group in ("default", "site-b"):
+        env = {"PATH": "/usr/bin:/bin", "CELLAR_POLLER_GROUP": group}
+        out = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=10).stdout
+        assert f" -Q {Switch.queue_name(group)} " in out, out
+        assert f"-n poller-{group}-" in out
 
 
 def test_every_environment_name_is_documented_and_known_to_settings():

@@ -51,6 +51,7 @@ from collector.core.facts import NOT_DRAWN, ROUTINE
 
 log = logging.getLogger(__name__)
 
+RAW_ROLLUP_WORK_MEM = "128MB"   # per raw rollup step; one step runs at a time (LOCK_KEY)
 LOCK_KEY = 0x63656C6C       # pg advisory lock shared by rollup and retention runs ("cell")
 
 # --- SQL ----------------------------------------------------------------------------------
@@ -186,6 +187,13 @@ def execute(step: Step, advance: bool | None = None) -> None:
     params = {"lo": step.lo, "hi": step.hi, "switch": step.switch_id}
     started = time.monotonic()
     with transaction.atomic(), connection.cursor() as cur:
+        if tier.source is None:
+            # The planner takes unnest() for 10 rows, not the ~550 counters of a row: it looked each
+            # value's series up by index (a million lookups a minute at 20,000 ports) and sized the
+            # aggregate for 2,000 groups (it spilled to disk). Hash join, and the memory to
+            # aggregate a minute in: 2.5-3.9 s -> 1.4-2.3 s per minute at 20,000 ports (figure 6).
+            cur.execute(f"SET LOCAL work_mem = '{RAW_ROLLUP_WORK_MEM}'")
+            cur.execute("SET LOCAL enable_nestloop = off")
         cur.execute(delete_sql(tier, one), params)
         cur.execute(raw_rollup_sql(tier, one) if tier.source is None else tier_rollup_sql(tier, one), params)
         if advance:

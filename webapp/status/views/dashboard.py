@@ -49,6 +49,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         if st is not None and st.reachable is False:
             problems.append(("host", h.name, reverse("status:host", args=[h.name]),
                              "unreachable" + (f": {st.error}" if st.error else ""), st.checked_at))
+    groups = pollers.groups(now)
+    for g in groups:
+        if g.state != "ok":
+            problems.append(("poller", g.group, "#pollers", f"poller group {g.group} ({g.queue}): {g.state}"
+                             + (f", {g.late_switches + g.never_polled} of {g.switches} switches late by "
+                                f"{g.lateness_s:.0f} s" if g.state == "late" else ""), g.last_poll_at))
     context = {
         "rows": rows, "hosts": host_rows, "now": now, "problems": problems,
         "port_count": sum(r["ports"]["total"] for r in rows),
@@ -56,7 +62,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "vc_count": sum(vc_counts.values()), "xc_count": sum(xc_counts.values()),
         "polling_ok": sum(1 for r in rows if r["health"].state in ("ok", "partial")),
         "hosts_up": sum(1 for _, st in host_rows if st is not None and st.reachable),
-        "pollers": pollers.groups(now), "late_periods": pollers.LATE_PERIODS,
+        "pollers": groups, "late_periods": pollers.LATE_PERIODS,
     }
     return render(request, "status/dashboard.html", context)
 

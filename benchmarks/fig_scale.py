@@ -293,8 +293,8 @@ def run(ctx: Context) -> list[Measure]:
         results, lags = _measure(ctx, procs, window)
         time.sleep(min(interval + 3, 10))            # polls due in the last window finish
         sizes = sm.storage(interval)
-        series = sm.series_count()
-        info_series = ctx.info["6"]["series"] = series
+        info_series = sm.series_count()
+        ctx.info["6"]["series"], ctx.info["6"]["counter_series"] = info_series
     finally:
         for p in reversed(procs):
             p.stop()
@@ -311,7 +311,7 @@ def run(ctx: Context) -> list[Measure]:
 
 
 def _figures(ctx: Context, results: list, lags: list, starts: dict, periods: dict, steps: dict, sizes: dict,
-             series: int, n_switches: int, interval: int) -> list[Measure]:
+             series: tuple[int, int], n_switches: int, interval: int) -> list[Measure]:
     from collector.poller.schedule import phase_offset
 
     info = ctx.info["6"]
@@ -327,7 +327,7 @@ def _figures(ctx: Context, results: list, lags: list, starts: dict, periods: dic
     cpu = {k: [c[k] for _, _, c in results] for k in results[0][2]}
     own = [c["worker"] + c["beat"] + c["db"] + c["redis"] for _, _, c in results]
     title = (f"{info['ports']:,} ports ({info['ip_switches']:,} IP switches x 48, {info['atm_switches']} ATM "
-             f"switches with {info['vcs']:,} VCs; {series:,} series) every {interval} s")
+             f"switches with {info['vcs']:,} VCs; {series[1]:,} counters) every {interval} s")
     one_m = [secs / max(1, minutes) for _, minutes, secs in steps.get("1m", [])]
     bytes_per = sizes["raw"]["bytes"] / max(1.0, sizes["raw"]["readings"])
     per_day = sm.daily_bytes(sizes, series, n_switches, interval)

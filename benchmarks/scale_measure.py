@@ -101,24 +101,27 @@ def storage(interval_s: float) -> dict[str, dict[str, float]]:
     return out
 
 
-def daily_bytes(sizes: dict[str, dict[str, float]], series: int, switches: int, interval_s: float
+def daily_bytes(sizes: dict[str, dict[str, float]], series: tuple[int, int], switches: int, interval_s: float
                 ) -> dict[str, float]:
     """Bytes a day of each table at this size, from the bytes per row (per reading for raw) measured."""
     from collector.archive.tiers import TIERS
 
-    per_day = {"raw": sizes["raw"]["bytes"] / max(1.0, sizes["raw"]["readings"]) * series * DAY_S / interval_s,
+    every, counters = series
+    per_day = {"raw": sizes["raw"]["bytes"] / max(1.0, sizes["raw"]["readings"]) * every * DAY_S / interval_s,
                "poll_log": sizes["poll_log"]["bytes"] / max(1.0, sizes["poll_log"]["rows"]) * switches
                * DAY_S / interval_s}
     for tier in TIERS:
         rows = sizes[tier.name]["rows"]
         if rows:
-            per_day[tier.name] = sizes[tier.name]["bytes"] / rows * series * DAY_S / tier.seconds
+            per_day[tier.name] = sizes[tier.name]["bytes"] / rows * counters * DAY_S / tier.seconds
     return per_day
 
 
-def series_count() -> int:
+def series_count() -> tuple[int, int]:
+    """(series, counter series): the raw rows store every series (discontinuity times too), the
+    tiers only the counters."""
     from django.db import connection
 
     with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM traffic_series")
-        return cur.fetchone()[0]
+        cur.execute("SELECT count(*), count(*) FILTER (WHERE kind = 'counter') FROM traffic_series")
+        return cur.fetchone()

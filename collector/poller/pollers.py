@@ -52,12 +52,25 @@ class PollerGroup:
 
     @property
     def state(self) -> str:
-        """ok | late (switches not polled for LATE_PERIODS intervals) | no worker (none seen lately)."""
-        if self.late_switches or self.never_polled:
+        """ok | late (switches not polled for LATE_PERIODS intervals, or none of them ever) | no
+        worker (none seen lately). A switch just added and not polled yet is the switch's matter
+        (the dashboard lists it), not its poller's."""
+        if self.late_switches or (self.switches and self.never_polled == self.switches):
             return "late"
         if not self.workers:
             return "no worker"
         return "ok"
+
+    @property
+    def problem(self) -> str:
+        """One line for the dashboard's "Needs attention" (when state is not ok)."""
+        head = f"poller group {self.group} ({self.queue}): {self.state}"
+        if self.state == "no worker":
+            return head + ": no worker took its polls in the last day"
+        if self.late_switches:
+            return (f"{head}, {self.late_switches} of {self.switches} switches not polled for {LATE_PERIODS:g} "
+                    f"intervals (up to {self.lateness_s:.0f} s past due)")
+        return head + ", none of its switches polled yet"
 
     @property
     def worker_seen_s(self) -> float | None:

@@ -52,9 +52,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     groups = pollers.groups(now)
     for g in groups:
         if g.state != "ok":
-            problems.append(("poller", g.group, "#pollers", f"poller group {g.group} ({g.queue}): {g.state}"
-                             + (f", {g.late_switches + g.never_polled} of {g.switches} switches late by "
-                                f"{g.lateness_s:.0f} s" if g.state == "late" else ""), g.last_poll_at))
+            problems.append(("poller", g.group, "#pollers", g.problem, g.last_poll_at))
     context = {
         "rows": rows, "hosts": host_rows, "now": now, "problems": problems,
         "port_count": sum(r["ports"]["total"] for r in rows),

@@ -123,6 +123,7 @@ INSTALLED_APPS = [
     "webapp.analysis",
     "collector.groups",
     "collector.billing",
+    "collector.events",
     "webapp.groups",
     "webapp.bills",
     "webapp.talkers",
@@ -146,6 +147,7 @@ MIGRATION_MODULES = {
     "status": "migrations.status",
     "groups": "migrations.groups",
     "billing": "migrations.billing",
+    "events": "migrations.events",
 }
 
 MIDDLEWARE = [

@@ -35,6 +35,7 @@ IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new o
 EDIT_GROUPS = "groups.change_group"                  # make, change and delete groups of series
 EDIT_TAGS = "groups.add_tag"                         # tag and untag switches, ports, VPs and VCs
 EDIT_BILLS = "billing.change_bill"                   # make, change and delete bills (and their groups)
+POST_NOTES = "events.add_event"                      # post notes (events of kind "note") on pages and the API
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
 # installed yet) is skipped.
@@ -44,9 +45,10 @@ OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_ex
                      "external.view_externalseries", "groups.add_group", EDIT_GROUPS, "groups.delete_group",
                      "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag",
                      "personal.add_savedview", "personal.add_imagelink",
-                     "inventory.change_mapposition")   # move nodes on the map
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "groups.*", "billing.*", "poller.view_switchhealth",
-                    "poller.view_hoststate",
+                     "inventory.change_mapposition",   # move nodes on the map
+                     POST_NOTES, "events.view_event")
+ADMIN = OPERATOR + ("inventory.*", "studies.*", "events.*", "external.*", "groups.*", "billing.*",
+                    "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")
 ROLES: dict[str, tuple[str, ...]] = {"viewer": VIEWER, "operator": OPERATOR, "admin": ADMIN}

@@ -56,6 +56,7 @@ def snmptrap(port: int, auth: list[str], trap_oid: str, varbinds: list[str], sou
     """Send one real trap with net-snmp's snmptrap (v2c: ["-v2c", "-c", community]; v3: the
     -v3 -u -l -a -A -x -X -e options) from `source` (a loopback address) to the receiver."""
     args = ["snmptrap", *auth, f"--clientaddr={source}", f"udp:127.0.0.1:{port}", "", trap_oid, *varbinds]
-    p = subprocess.run(args, capture_output=True, text=True, timeout=30,
-                       env={"PATH": "/usr/bin:/bin", "MIBS": "", "HOME": "/nonexistent", "SNMPCONFPATH": "/nonexistent"})
+    # No MIBs, no snmp.conf: numeric OIDs only, nothing of the machine's configuration.
+    env = {"PATH": "/usr/bin:/bin", "MIBS": "", "HOME": "/nonexistent", "SNMPCONFPATH": "/nonexistent"}
+    p = subprocess.run(args, capture_output=True, text=True, timeout=30, env=env)
     assert p.returncode == 0, f"{' '.join(args)}: {p.stderr}"

@@ -97,10 +97,12 @@ class Filters:
         return qs.order_by("-at", "-id")
 
 
-def newer_state(port_events: list[Event], discovered_at: datetime | None) -> Event | None:
-    """The newest port_state event among `port_events` (newest first) when it is newer than the
-    switch's last discovery: the port's state came from it (a trap), not from discovery."""
+def newer_state(port_events: list[Event], discovered_at: datetime | None, oper_status: str) -> Event | None:
+    """The newest port_state event among `port_events` (newest first) when a trap set the port's
+    present state after the switch's last discovery: the page says the state came from it."""
     ev = next((e for e in port_events if e.kind == "port_state"), None)
-    if ev is None or (discovered_at is not None and ev.at <= discovered_at):
+    if ev is None or ev.source != "trap" or ev.data.get("to") != oper_status:
+        return None
+    if discovered_at is not None and ev.at <= discovered_at:
         return None
     return ev

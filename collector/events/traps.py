@@ -80,7 +80,6 @@ def _reject(src: str, reason: str, m: Message | None = None) -> Outcome:
             "varbinds": _named(m.varbinds) if m is not None else []}
     message = f"{what} from {src} rejected: {reason}"
     record_event("trap_rejected", message=message, source="trap", data=data)
-    log.info("trap rejected: %s", message)
     return Outcome("trap_rejected", message)
 
 

@@ -22,12 +22,14 @@ def plotted(transactional_db):
     now = rollup.db_now()
     sw, other = f.switch("asx-ev"), f.switch("asx-other")
     a1, a2 = f.port(sw, "A1"), f.port(sw, "A2")
+    a1.oper_status = "down"
+    a1.save()
     rx, rx2 = f.series(a1, "in"), f.series(a2, "in")
     f.generate(sw, f.layout(sw, [rx, rx2]), now - timedelta(hours=1), now, 15, [40_000, 30_000])
     t = now - timedelta(minutes=30)
     ev = {"reboot": record_event("reboot", at=t, switch_id=sw.id, message="agent restarted", source="poll"),
           "a1": record_event("port_state", at=t + timedelta(minutes=1), switch_id=sw.id, port_id=a1.id,
-                             message="port A1 up -> down", source="trap"),
+                             message="port A1 up -> down", source="trap", data={"from": "up", "to": "down"}),
           "a2": record_event("port_state", at=t + timedelta(minutes=2), switch_id=sw.id, port_id=a2.id,
                              message="port A2 up -> down", source="trap"),
           "wrap_rx2": record_event("wrap", at=t, switch_id=sw.id, message="1 counter wrapped", source="poll",

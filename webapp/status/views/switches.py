@@ -142,5 +142,5 @@ def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
                "neighbors": [neighbor_view(data, nb) for nb in data.net.neighbors.get(p.id, [])],
                "plot_in": plot_url(switch.name, p.name, "in"), "plot_out": plot_url(switch.name, p.name, "out"),
                "now": now, "stale": stale(table.latest, switch, now), "events": port_events,
-               "state_event": events.newer_state(port_events, switch.discovered_at)}
+               "state_event": events.newer_state(port_events, switch.discovered_at, p.oper_status)}
     return render(request, "status/port_detail.html", context)

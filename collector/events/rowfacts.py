@@ -4,7 +4,8 @@ One event per switch per fact per poll, never one per counter (docs/events.md):
 - reboot: any counter flagged REBOOT (the agent's uptime went back: counters began again);
 - discontinuity: any counter flagged RESET (the agent says it reset its counters: a
   discontinuity time moved) or WIDTH (read from its other column: a new epoch);
-- wrap: any counter whose delta crossed a wrap (exact; routine for a busy Counter32).
+- wrap: any counter whose delta crossed a wrap (exact; routine for a busy Counter32: polled.py
+  records at most one an hour per switch).
 A reboot names the whole switch; a discontinuity and a wrap name the series concerned (at most
 MAX_SERIES of them, the count is exact), so a plot draws them only where they apply.
 """

@@ -20,12 +20,17 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
+from django.db import close_old_connections
 from django.utils import timezone
 
+from collector.archive.series_links import link_series
 from collector.core import notifications, traps
 from collector.core.traps import Message, TrapError, UsmUser
+from collector.events import changes
 from collector.events.record import record_event
+from collector.inventory import discovery
 from collector.inventory.models import Port, Switch
+from collector.inventory.states import set_port_state
 
 log = logging.getLogger(__name__)
 MAX_VARBINDS = 50            # varbinds kept in an event's data
@@ -150,8 +155,6 @@ def apply(sw: Switch, m: Message, src: str) -> Outcome:
 
 
 def _port_trap(sw: Switch, m: Message, note: notifications.Notification, now, data: dict) -> Outcome:
-    from collector.inventory.states import set_port_state
-
     if_index = notifications.if_index_of(m.varbinds)
     port = None
     if if_index is not None:
@@ -193,12 +196,6 @@ def refresh_soon(switch_id: int) -> None:
 
 
 def refresh(switch_id: int) -> None:
-    from django.db import close_old_connections
-
-    from collector.archive.series_links import link_series
-    from collector.events import changes
-    from collector.inventory import discovery
-
     try:
         sw = Switch.objects.get(pk=switch_id)
         before = changes.capture(sw.id)

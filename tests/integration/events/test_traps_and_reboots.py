@@ -2,7 +2,8 @@
 
 - A simulated FORE switch (snmpsim, simnet) is discovered and polled; the real receiver process
   (`manage.py trapd`) gets real traps from net-snmp's snmptrap: a v2c linkDown turns the port down
-  on its status page (HTTP, live server) at once, with no poll or discovery in between; an unknown
+  on its status page (HTTP, live server) at once, with no poll or discovery in between; a v2c
+  inform is answered; an unknown
   OID is stored as an unknown trap; a wrong community and an unknown agent are stored as rejected
   with the reason; a v3 trap with the right user sets a port's state, a wrong user or a wrong key
   is rejected; nothing stops the receiver.
@@ -98,6 +99,10 @@ def test_traps_change_states_at_once_and_bad_ones_are_stored(net, receiver, live
     print(f"linkDown trap to 'down' on the port page: {latency:.2f} s")
     (ev,) = events_of("port_state", port=port)
     assert ev.source == "trap" and ev.data["from"] == "up" and ev.data["to"] == "down"
+
+    # a v2c inform (coldStart): answered (snmptrap -Ci waits for the response, else fails), a reboot event
+    t.snmptrap(receiver.port, ["-Ci", "-t", "3", "-r", "0", "-v2c", "-c", entry["community"]], t.COLD_START, [])
+    assert wait_for(lambda: events_of("reboot", switch=sw, source="trap"), 10), receiver.tail()
 
     # an OID no MIB file defines: stored and shown, not dropped
     t.snmptrap(receiver.port, ["-v2c", "-c", entry["community"]], "1.3.6.1.4.1.99999.0.7",

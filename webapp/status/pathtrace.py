@@ -135,7 +135,8 @@ class Network:
         return (0, int(p.key), p.name) if p.key.isdigit() else (1, 0, p.name)
 
     def _add(self, port_id: int, nb: Neighbor) -> None:
-        keys = ([(port_id, "port", nb.port.id)] if nb.port else []) + ([(port_id, "host", nb.host.id)] if nb.host else [])
+        keys = (([(port_id, "port", nb.port.id)] if nb.port else [])
+                + ([(port_id, "host", nb.host.id)] if nb.host else []))
         if not any(k in self._neighbor_seen for k in keys):
             self.neighbors.setdefault(port_id, []).append(nb)
         self._neighbor_seen.update(keys)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import SHOTS, chromium, log_in
+from tests.support.browser import SHOTS, chromium, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("plain_static")]
 
@@ -17,13 +17,7 @@ def browser():
 
 @pytest.fixture
 def page(browser, live_server, transactional_db):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 700})
-    log_in(ctx, live_server.url, "admin", username="nav")
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
+    ctx, pg = watched_page(browser, live_server.url, "admin", "nav", {"width": 1400, "height": 700})
     yield pg
     ctx.close()
 

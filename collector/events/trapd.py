@@ -3,7 +3,8 @@
 Datagrams are read by the event loop and handed, in order, to one worker thread that runs
 traps.handle (the ORM is synchronous); the queue is bounded (QUEUE_MAX): under a flood the
 datagrams past it are counted, logged and recorded as one "trap_rejected" event per
-DROP_REPORT_S, never lost without a word. A v2c inform whose credentials matched is answered.
+DROP_REPORT_S, never lost without a word; so are rejected datagrams past traps.REJECT_MAX per
+source and window. A v2c inform whose credentials matched is answered.
 """
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ async def _report_drops(proto: Receiver) -> None:
     reported = 0
     while True:
         await asyncio.sleep(DROP_REPORT_S)
+        await asyncio.to_thread(traps.flush_rejects)
         if proto.dropped > reported:
             n, reported = proto.dropped - reported, proto.dropped
             log.warning("trap receiver: %d datagrams not processed (queue of %d full)", n, QUEUE_MAX)
@@ -100,5 +102,6 @@ async def serve(host: str, port: int, ready=None) -> None:
         transport.close()
         for t in tasks:
             t.cancel()
+        await asyncio.to_thread(traps.flush_rejects, True)
         log.info("trap receiver stopped after %.0f s: %d datagrams received, %d not processed",
                  time.monotonic() - started, proto.received, proto.dropped)

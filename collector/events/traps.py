@@ -84,8 +84,52 @@ def _reject(src: str, reason: str, m: Message | None = None) -> Outcome:
             "user": m.user if m is not None and m.version == 3 else None,
             "varbinds": _named(m.varbinds) if m is not None else []}
     message = f"{what} from {src} rejected: {reason}"
-    record_event("trap_rejected", message=message, source="trap", data=data)
+    if _admit_reject(src):
+        record_event("trap_rejected", message=message, source="trap", data=data)
     return Outcome("trap_rejected", message)
+
+
+# Rejected datagrams are stored one by one up to REJECT_MAX per source per REJECT_WINDOW_S; past
+# that they are counted, and one event per source and window says how many (flush_rejects, from
+# the receiver's minute loop): a flood of garbage cannot fill the table, and is still on record.
+REJECT_WINDOW_S = 600.0
+REJECT_MAX = 60
+_rejects: dict[str, list] = {}       # source -> [window start (monotonic), stored, suppressed]
+_rejects_lock = threading.Lock()
+
+
+def _admit_reject(src: str) -> bool:
+    now = time.monotonic()
+    with _rejects_lock:
+        w = _rejects.get(src)
+        if w is not None and now - w[0] >= REJECT_WINDOW_S:
+            _flush_one(src, w)
+            w = None
+        if w is None:
+            w = _rejects[src] = [now, 0, 0]
+        if w[1] < REJECT_MAX:
+            w[1] += 1
+            return True
+        w[2] += 1
+        return False
+
+
+def _flush_one(src: str, w: list) -> None:
+    if w[2]:
+        record_event("trap_rejected", source="trap", data={"agent": src, "suppressed": w[2],
+                                                           "reason": "too many rejected datagrams"},
+                     message=f"{w[2]} more datagrams from {src} rejected in {REJECT_WINDOW_S / 60:.0f} min, not "
+                             f"stored one by one (more than {REJECT_MAX} a window)")
+    _rejects.pop(src, None)
+
+
+def flush_rejects(force: bool = False) -> None:
+    """Record the counts of windows that ended (all of them with force: the receiver stops)."""
+    now = time.monotonic()
+    with _rejects_lock:
+        for src, w in list(_rejects.items()):
+            if force or now - w[0] >= REJECT_WINDOW_S:
+                _flush_one(src, w)
 
 
 def _authenticate(m: Message, candidates: list[Switch]) -> tuple[list[Switch], list[str]]:

@@ -69,3 +69,14 @@ def test_two_switches_accepting_the_same_trap_is_ambiguous(sw):
     Switch.objects.create(name="ip-sw-2", address="127.0.0.5", community="sekret", snmp_port=1161)
     out = traps.handle(message(b"sekret", "1.3.6.1.6.3.1.1.5.1"), "127.0.0.5")
     assert out.kind == "trap_rejected" and "ambiguous: 2 switches" in out.message
+
+
+def test_a_flood_of_rejected_datagrams_is_counted_not_stored_one_by_one(sw, monkeypatch):
+    monkeypatch.setattr(traps, "REJECT_MAX", 5)
+    traps.flush_rejects(force=True)
+    for _ in range(12):
+        assert traps.handle(b"\x30\x00", "127.0.0.77").kind == "trap_rejected"
+    assert Event.objects.filter(kind="trap_rejected").count() == 5
+    traps.flush_rejects(force=True)
+    summary = Event.objects.filter(kind="trap_rejected").order_by("-id").first()
+    assert summary.data["suppressed"] == 7 and "7 more datagrams from 127.0.0.77" in summary.message

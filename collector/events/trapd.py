@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import socket
 import time
 
 from django.db import close_old_connections
@@ -21,6 +22,9 @@ from collector.events.record import record_event
 
 log = logging.getLogger(__name__)
 QUEUE_MAX = 10_000
+# The kernel's receive buffer holds a burst while the loop is busy (Linux caps it at
+# net.core.rmem_max unless raised there): 8 MB is some 10,000 small traps.
+RCVBUF = 8 << 20
 DROP_REPORT_S = 60.0
 
 
@@ -88,11 +92,14 @@ async def serve(host: str, port: int, ready=None) -> None:
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue = asyncio.Queue(QUEUE_MAX)
     transport, proto = await loop.create_datagram_endpoint(lambda: Receiver(queue), local_addr=(host, port))
+    sock = transport.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+    got = sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(_worker(queue, proto)), asyncio.create_task(_report_drops(proto))]
-    log.info("trap receiver listening on %s:%d (UDP)", host, port)
+    log.info("trap receiver listening on %s:%d (UDP), receive buffer %d bytes", host, port, got)
     if ready is not None:
         ready(transport.get_extra_info("sockname"))
     started = time.monotonic()

@@ -218,7 +218,8 @@ def _port_trap(sw: Switch, m: Message, note: notifications.Notification, now, da
         return Outcome("vc_state", msg, sw.id, True)
     oper, admin = notifications.port_state(note, m.varbinds)
     old, new = set_port_state(port.id, oper, admin, now)
-    msg = f"port {port.name} {old or 'unknown'} -> {new or 'unknown'} ({note.name} trap)"
+    msg = (f"port {port.name} {old or 'unknown'} -> {new or 'unknown'} ({note.name} trap)" if old != new
+           else f"port {port.name} {new or 'unknown'} ({note.name} trap; already so)")
     data.update({"from": old, "to": new})
     record_event("port_state", at=now, switch_id=sw.id, port_id=port.id, message=msg, source="trap", data=data)
     return Outcome("port_state", msg, sw.id, True)

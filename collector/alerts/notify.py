@@ -114,7 +114,7 @@ def deliver(url: str, title: str, body: str) -> tuple[bool, str]:
         notifier = apprise.Apprise()
         if not notifier.add(url):
             return False, "the URL does not parse"
-        ok = notifier.notify(body=body, title=title)
+        ok = notifier.notify(body=body, title=title, body_format=apprise.NotifyFormat.TEXT)
     errors = " ".join(line.split(" - ", 2)[-1] for line in output.getvalue().splitlines() if line)
     return bool(ok), errors[:1000] or ("" if ok else "the destination refused the message")
 

@@ -118,7 +118,9 @@ def _form_of(rule: Rule) -> dict:
 def rule_edit(request: HttpRequest, rule_id: int | None = None) -> HttpResponse:
     rule = _get(Rule, rule_id) if rule_id else None
     if request.method != "POST":
-        form = _form_of(rule) if rule else {"kind": "rate", "scope": "switch", "window_minutes": "5", "count": "3"}
+        form = _form_of(rule) if rule else {"kind": "rate", "scope": "switch", "window_minutes": "5", "count": "3",
+                                            "direction": "both", "unit": "pct", "comparison": "above", "mode": "avg",
+                                            "entity": "port"}
         chosen = list(rule.destinations.values_list("id", flat=True)) if rule else []
         return _rule_form(request, form, rule, chosen=chosen)
     form = {k: request.POST.get(k, "") for k in rules.FIELDS}

@@ -118,7 +118,7 @@ def evaluate_rule(rule: Rule, now: datetime, limit: int) -> tuple[int, int]:
             state.acked_by, state.ack_until, state.ack_note = None, None, ""   # an ack ends with its alert
         if state.pk is None or step.changed:
             state.save()
-        else:
+        elif not (frm == "ok" and step.state == "ok"):      # an object back to ok long ago: nothing to write
             touched.append(state)
         if step.changed:
             changes += 1

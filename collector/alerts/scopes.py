@@ -9,6 +9,7 @@ At most `limit` objects per rule (ScopeTooLarge names it).
 """
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 
 from django.db import connection
@@ -132,15 +133,20 @@ def status_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target
     return out
 
 
+def matches(pattern: str, name: str) -> bool:
+    """A shell pattern (* any run, ? one character) on a switch or host name, any case (as the
+    group rules' switch=)."""
+    return fnmatch.fnmatchcase(name.lower(), pattern.lower())
+
+
 def switch_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target]:
     qs = Switch.objects.filter(enabled=True)
     if rule.scope in ("object", "switch"):
         qs = qs.filter(pk=rule.switch_id)
     elif rule.scope == "poller_group":
         qs = qs.filter(poller_group=rule.poller_group)
-    elif rule.scope == "pattern":
-        qs = qs.extra(where=["name ILIKE %s"], params=[group_rules.like(rule.pattern)])
-    found = [Target("switch", sw.id, sw.name, sw.id) for sw in qs.only("id", "name")[: limit + 1]]
+    found = [Target("switch", sw.id, sw.name, sw.id) for sw in qs.only("id", "name")
+             if rule.scope != "pattern" or matches(rule.pattern, sw.name)]
     if len(found) > limit:
         raise ScopeError(too_many(rule, limit))
     return found
@@ -150,9 +156,8 @@ def host_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target]:
     qs = Host.objects.filter(enabled=True)
     if rule.scope == "object":
         qs = qs.filter(pk=rule.host_id)
-    elif rule.scope == "pattern":
-        qs = qs.extra(where=["name ILIKE %s"], params=[group_rules.like(rule.pattern)])
-    found = [Target("host", h.id, h.name, host_id=h.id) for h in qs.only("id", "name")[: limit + 1]]
+    found = [Target("host", h.id, h.name, host_id=h.id) for h in qs.only("id", "name")
+             if rule.scope != "pattern" or matches(rule.pattern, h.name)]
     if len(found) > limit:
         raise ScopeError(too_many(rule, limit))
     return found

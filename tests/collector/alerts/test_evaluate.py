@@ -9,6 +9,7 @@ import pytest
 from collector.alerts import evaluate, rules
 from collector.alerts.models import Destination, EvaluationRun, Notification, State, Transition
 from collector.core.facts import Flag
+from collector.events.models import Event
 from collector.inventory.models import Host
 from collector.poller.models import HostCheck, SwitchHealth
 from tests.collector.alerts.conftest import NOW, polls
@@ -52,6 +53,10 @@ def test_rate_fires_once_holds_between_recovery_and_threshold_and_resolves(atm):
     assert not State.objects.filter(object_id=atm["out"].id).exists()      # always ok: no row
     run = EvaluationRun.objects.first()
     assert run.rules == 1 and run.watched == 2 and run.duration_ms > 0
+    # Firing and resolution are events too (collector/events), on the port, from the alert.
+    events = list(Event.objects.filter(source="alert").order_by("at"))
+    assert [e.kind for e in events] == ["alert_firing", "alert_resolved"]
+    assert events[0].port_id == atm["port"].id and events[0].data["rule"] == "A above 80"
 
 
 def test_every_sample_mode_and_a_spike_that_does_not_last(atm):
@@ -158,3 +163,24 @@ def test_an_overlapping_run_skips(atm):
     with connection.cursor() as cur:
         cur.execute("SELECT pg_advisory_unlock(%s)", [evaluate.LOCK_KEY])
     assert out["r"] == {"skipped": "another evaluation is running"}
+
+
+def test_due_retries_and_lost_tasks_are_sent_again(atm, monkeypatch):
+    from django.utils import timezone
+
+    from collector.alerts import notify
+
+    sent: list[list[int]] = []
+    monkeypatch.setattr(notify, "dispatch", lambda ids: sent.append(list(ids)))
+    dest = Destination.objects.create(name="d", url="json://127.0.0.1:9/h")
+    now = timezone.now()
+    fresh = Notification.objects.create(destination=dest, kind="test", title="t", body="b", next_try_at=now)
+    lost = Notification.objects.create(destination=dest, kind="test", title="t", body="b",
+                                       next_try_at=now - 2 * notify.LOST_AFTER)
+    due = Notification.objects.create(destination=dest, kind="test", title="t", body="b", status="retrying",
+                                      next_try_at=now)
+    Notification.objects.create(destination=dest, kind="test", title="t", body="b", status="retrying",
+                                next_try_at=now + MIN)
+    Notification.objects.create(destination=dest, kind="test", title="t", body="b", status="sent", next_try_at=now)
+    assert notify.dispatch_due(now) == 2
+    assert sorted(sent[0]) == sorted([lost.id, due.id]) and fresh.id not in sent[0]

@@ -147,6 +147,10 @@ def test_fire_once_no_flood_resolve_once_and_a_dead_destination(smtp, webhook, t
             assert calls[1][1]["title"].startswith("[Cellar] RESOLVED")
             assert State.objects.get().state in ("resolved", "ok")
             assert Notification.objects.filter(destination__in=[mail, hook], status="sent").count() == 4
+            # Meanwhile the dead destination's firing was tried again, later each time (10 s, then 20 s).
+            row.refresh_from_db()
+            assert row.status == "retrying" and row.attempts >= 2, (row.attempts, worker.tail())
+            assert "dead-hook failed (attempt 2" in worker.tail(200_000)
         finally:
             beat.kill()
             worker.kill()

@@ -80,3 +80,21 @@ def test_ack_with_expiry_and_viewers_read_only(client, sw):
     assert viewer.get("/alerts/").status_code == 200
     assert viewer.post(f"/alerts/states/{state.id}/ack", {"action": "unack"}).status_code == 403
     assert "acknowledge</button>" not in viewer.get("/alerts/").content.decode()
+
+
+def test_admin_rule_form_uses_the_same_checks(sw, settings):
+    admin = Client()
+    admin.force_login(make_user("boss", "admin"))
+    url = f"/{settings.CELLAR_ADMIN_PATH}alerts/rule/add/"
+    form = {"name": "hot", "kind": "rate", "scope": "switch", "switch": str(sw.id), "entity": "port",
+            "direction": "both", "unit": "pct", "comparison": "above", "threshold": "101", "mode": "avg",
+            "window_minutes": "5", "count": "3", "enabled": "on", "overrides-TOTAL_FORMS": "0",
+            "overrides-INITIAL_FORMS": "0"}
+    r = admin.post(url, form)
+    assert r.status_code == 200 and "101 % is above 100 % of capacity" in r.content.decode()
+    assert not Rule.objects.exists()
+    r = admin.post(url, form | {"threshold": "90", "recovery": "80"})
+    assert r.status_code == 302, r.content.decode()[:3000]
+    assert Rule.objects.get().switch_id == sw.id
+    r = admin.post(f"/{settings.CELLAR_ADMIN_PATH}alerts/destination/add/", {"name": "x", "url": "bogus"})
+    assert "does not parse" in r.content.decode() and not Destination.objects.exists()

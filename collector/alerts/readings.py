@@ -2,11 +2,11 @@
 
 Rates come from the archive in one statement per rule: windows up to RAW_MAX_MINUTES from raw
 samples (every poll: the samples "every sample" means), longer ones from the 1-minute tier for
-the minutes before its watermark plus raw samples after it (the rollup suffices there: the same
-sums, and its min/max rates are the raw samples' extremes). Only drawn samples count (the plots'
-definition, collector/archive/rollup.drawn_sql): a gap, a reboot or an over-capacity reading is no
-rate. The value of a series in "% of capacity" is its rate over Series.capacity_per_s (the
-plot's 100 %, collector/core/facts.capacity_per_s).
+the minutes before its watermark (from the minute holding the window's start) plus raw samples
+after it (the rollup suffices there: the same sums, and its min/max rates are the raw samples'
+extremes). Only drawn samples count (the plots' definition, collector/archive/rollup.drawn_sql):
+a gap, a reboot or an over-capacity reading is no rate. The value of a series in "% of capacity"
+is its rate over Series.capacity_per_s (the plot's 100 %, collector/core/facts.capacity_per_s).
 """
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ TIER_SQL = """
 SELECT series_id, sum(sum_delta)::float8, sum(sum_interval_ms)::float8, min(min_rate), max(max_rate),
        extract(epoch FROM min(bucket))
   FROM traffic_rollup_1m
- WHERE series_id = ANY(%(ids)s) AND bucket >= %(wlo)s AND bucket < %(mark)s AND samples > flagged
+ WHERE series_id = ANY(%(ids)s) AND bucket >= date_trunc('minute', %(wlo)s::timestamptz) AND bucket < %(mark)s
+   AND samples > flagged
  GROUP BY series_id"""
 
 

@@ -184,3 +184,26 @@ def test_due_retries_and_lost_tasks_are_sent_again(atm, monkeypatch):
     Notification.objects.create(destination=dest, kind="test", title="t", body="b", status="sent", next_try_at=now)
     assert notify.dispatch_due(now) == 2
     assert sorted(sent[0]) == sorted([lost.id, due.id]) and fresh.id not in sent[0]
+
+
+def test_a_long_window_reads_the_one_minute_tier_before_its_watermark(atm):
+    from django.db import connection
+
+    from tests.support import traffic_factory as f
+
+    rate_rule(atm, window_minutes="120")
+    mark = NOW - 2 * MIN
+    polls(atm, mark - MIN, 180, 90)                   # raw: the last 3 minutes only
+    evaluate.run(now=NOW)
+    assert State.objects.get().state == "pending"     # raw alone does not cover 120 minutes
+    with connection.cursor() as cur:                  # the tier: 118 minutes at 90 %, then its watermark
+        for k in range(1, 119):
+            cur.execute("INSERT INTO traffic_rollup_1m (bucket, series_id, sum_delta, sum_interval_ms, max_rate, "
+                        "min_rate, samples, flagged) VALUES (%s, %s, %s, 60000, %s, %s, 4, 0)",
+                        [mark - k * MIN, atm["in"].id, int(f.OC3_CELLS * 0.9 * 60), f.OC3_CELLS * 0.91,
+                         f.OC3_CELLS * 0.89])
+        cur.execute("INSERT INTO traffic_rollup_watermark (tier, done_until, updated_at) VALUES ('1m', %s, now()) "
+                    "ON CONFLICT (tier) DO UPDATE SET done_until = EXCLUDED.done_until", [mark])
+    evaluate.run(now=NOW + timedelta(seconds=15))
+    state = State.objects.get()
+    assert state.state == "firing" and 89 < state.value < 91, (state.value, state.detail)

@@ -142,7 +142,8 @@ def rates(rule: Rule, now: datetime, limit: int) -> list[Observed]:
         elif not sum_ms:
             window = machine.Window(latest, latest, latest, latest, False)
         else:
-            slack = max(float(max_iv or 0), 1.0)
+            # A window starts within one sample (or, read from the tier, one bucket) of its start.
+            slack = max(float(max_iv or 0), 60.0 if rule.window_minutes > RAW_MAX_MINUTES else 1.0)
             complete = first is not None and first <= (now - timedelta(minutes=rule.window_minutes)).timestamp() + slack
             window = machine.Window(latest, sum_d * 1000 / sum_ms * scale, low * scale, high * scale, complete)
         obs.reading = machine.rate_reading(window, above=above, every=every, threshold=threshold, recovery=recovery)
@@ -180,21 +181,24 @@ def statuses(rule: Rule, now: datetime, limit: int) -> list[Observed]:
 
 
 def not_polled(rule: Rule, now: datetime, limit: int) -> list[Observed]:
-    """A switch whose last successful poll is older than `count` of its poll intervals."""
+    """A switch whose last successful poll (or, never polled, its creation) is older than `count` of
+    its poll intervals."""
     from collector.inventory.models import Switch
 
     targets = scopes.switch_targets(rule, limit)
     ids = [t.id for t in targets]
     health = {h.switch_id: h for h in SwitchHealth.objects.filter(switch_id__in=ids)}
-    intervals = dict(Switch.objects.filter(pk__in=ids).values_list("id", "poll_interval_s"))
+    switches = {s["id"]: s for s in Switch.objects.filter(pk__in=ids).values("id", "poll_interval_s", "created_at")}
     out = []
     for t in targets:
-        h = health.get(t.id)
+        h, sw = health.get(t.id), switches[t.id]
         last = h.last_success_at if h else None
-        limit_s = rule.count * intervals.get(t.id, 15)
-        age = (now - last).total_seconds() if last else None
-        late = age is None or age > limit_s
-        detail = ("never polled successfully" if last is None else f"last successful poll {age:.0f} s ago")
+        limit_s = rule.count * sw["poll_interval_s"]
+        # Never polled successfully: counted from the switch's creation (a new switch has its intervals too).
+        age = (now - (last or sw["created_at"])).total_seconds()
+        late = age > limit_s
+        detail = (f"never polled successfully ({age:.0f} s since it was added)" if last is None
+                  else f"last successful poll {age:.0f} s ago")
         if h and h.last_error:
             detail += f"; last error: {h.last_error[:120]}"
         out.append(Observed(t, machine.condition_reading(late), value=age, threshold=limit_s, detail=detail))

@@ -192,7 +192,7 @@ def test_a_long_window_reads_the_one_minute_tier_before_its_watermark(atm):
     from tests.support import traffic_factory as f
 
     rate_rule(atm, window_minutes="120")
-    mark = NOW - 2 * MIN
+    mark = NOW.replace(second=0) - 2 * MIN           # tier buckets and the watermark are whole minutes
     polls(atm, mark - MIN, 180, 90)                   # raw: the last 3 minutes only
     evaluate.run(now=NOW)
     assert State.objects.get().state == "pending"     # raw alone does not cover 120 minutes

@@ -59,9 +59,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
             p.error(f"unknown figure {name!r} (known: {', '.join(FIGURES)})")
     args.figures = only or list(FIGURES)
     if args.output is None:
-        args.output = str(ROOT / ("state/bench/benchmarks-smoke.md" if args.smoke else "docs/benchmarks.md"))
+        # Only a whole, full-size run may replace the table in docs/benchmarks.md: a partial or
+        # smoke run written there would silently drop every figure it did not measure.
+        name = "benchmarks-smoke" if args.smoke else "benchmarks-partial" if only else "benchmarks"
+        args.output = str(ROOT / ("docs/benchmarks.md" if name == "benchmarks" else f"state/bench/{name}.md"))
         # the figures as JSON and the run's log go to state/ (git-ignored), not beside docs/benchmarks.md
-        aux = ROOT / "state" / "bench" / ("benchmarks-smoke" if args.smoke else "benchmarks")
+        aux = ROOT / "state" / "bench" / name
     else:
         aux = Path(args.output).with_suffix("")
     if args.json is None:

@@ -84,6 +84,10 @@ try:
     # then every claim again), and the minutes of polls the continuity test compares.
     CELLAR_TOPOLOGY_INTERVAL = env.env_int("CELLAR_TOPOLOGY_INTERVAL", 300, minimum=30, maximum=86400)
     CELLAR_TOPOLOGY_WINDOW_MIN = env.env_int("CELLAR_TOPOLOGY_WINDOW_MIN", 10, minimum=2, maximum=240)
+    # The SNMP trap receiver (manage.py trapd, docs/events.md): UDP address and port. 1162 needs no
+    # privilege; for 162 see docs/events.md (a port redirect, or CAP_NET_BIND_SERVICE).
+    CELLAR_TRAP_HOST = env.env_str("CELLAR_TRAP_HOST", "127.0.0.1")
+    CELLAR_TRAP_PORT = env.env_int("CELLAR_TRAP_PORT", 1162, minimum=1, maximum=65535)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
     CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
@@ -130,6 +134,7 @@ INSTALLED_APPS = [
     "webapp.topology",
     "collector.alerts",
     "webapp.alerts",
+    "webapp.events",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by

@@ -31,5 +31,6 @@ urlpatterns = [
     path("groups/", include("webapp.groups.urls")),
     path("bills/", include("webapp.bills.urls")),
     path("alerts/", include("webapp.alerts.urls")),
+    path("events/", include("webapp.events.urls")),
     path("", include("webapp.status.urls")),
 ]

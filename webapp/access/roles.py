@@ -38,6 +38,7 @@ EDIT_BILLS = "billing.change_bill"                   # make, change and delete b
 ACK_ALERTS = "alerts.change_state"                   # acknowledge and mute alerts (with an expiry)
 EDIT_ALERTS = "alerts.change_rule"                   # make, change, mute and delete alert rules
 EDIT_DESTINATIONS = "alerts.change_destination"      # notification destinations, "send test"
+POST_NOTES = "events.add_event"                      # post notes (events of kind "note") on pages and the API
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
 # installed yet) is skipped.
@@ -49,8 +50,9 @@ OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_ex
                      "personal.add_savedview", "personal.add_imagelink",
                      "inventory.change_mapposition",   # move nodes on the map
                      ACK_ALERTS, "alerts.view_state", "alerts.add_rule", EDIT_ALERTS, "alerts.delete_rule",
-                     "alerts.view_rule", "alerts.add_destination", EDIT_DESTINATIONS, "alerts.delete_destination")
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "alerts.*", "external.*", "groups.*", "billing.*",
+                     "alerts.view_rule", "alerts.add_destination", EDIT_DESTINATIONS, "alerts.delete_destination",
+                     POST_NOTES, "events.view_event")
+ADMIN = OPERATOR + ("inventory.*", "studies.*", "alerts.*", "events.*", "external.*", "groups.*", "billing.*",
                     "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")

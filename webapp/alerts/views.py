@@ -67,7 +67,7 @@ def page(request: HttpRequest) -> HttpResponse:
         "states": states, "now": now, "cost": _cost(), "destinations": destinations,
         "failing": [d for d in destinations if d.failing_since],
         "history": Transition.objects.select_related("state__rule")[:HISTORY_ROWS],
-        "rules": Rule.objects.prefetch_related("destinations").select_related("group"),
+        "rules": Rule.objects.prefetch_related("destinations", "overrides").select_related("group"),
         "outbox": Notification.objects.select_related("destination")[:OUTBOX_ROWS],
         "can_ack": request.user.has_perm(roles.ACK_ALERTS), "can_edit": request.user.has_perm(roles.EDIT_ALERTS),
     })

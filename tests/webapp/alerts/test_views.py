@@ -53,6 +53,13 @@ def test_rule_form_refuses_with_the_reason_and_saves(client, sw):
     assert client.get(f"/alerts/rules/{rule.id}/edit").status_code == 200
     r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "mute", "hours": "2"}, follow=True)
     assert "muted until" in r.content.decode()
+    port_id = sw.ports.get().id
+    r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "override", "object": f"port:{port_id}",
+                                                        "threshold": "120"}, follow=True)
+    assert "a threshold of 120 % is above 100 %" in r.content.decode()
+    r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "override", "object": f"port:{port_id}",
+                                                        "threshold": "95", "recovery": "90"}, follow=True)
+    assert f"override port:{port_id}: 95, recovery 90" in r.content.decode()
 
 
 def test_destination_form_and_send_test(client):

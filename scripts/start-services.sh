@@ -133,7 +133,7 @@ main() {
         # (and apart from any other checkout's gunicorn).
         --control-socket "$RUN_DIR/gunicorn.ctl")
     start_proc web "${web_cmd[@]}"
-    start_proc worker "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app worker -Q "${CELLAR_QUEUES:-polls,default,exports}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
+    start_proc worker "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app worker -Q "${CELLAR_QUEUES:-polls,default,exports,notify}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
     start_proc beat "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app beat -l info
     # The trap receiver listens where the agents can reach it: the root namespace (docs/events.md).
     start_proc trapd "$PY" manage.py trapd --host "${CELLAR_TRAP_HOST:-127.0.0.1}" --port "$TRAP_PORT"

@@ -132,6 +132,8 @@ INSTALLED_APPS = [
     "webapp.bills",
     "webapp.talkers",
     "webapp.topology",
+    "collector.alerts",
+    "webapp.alerts",
     "webapp.events",
 ]
 
@@ -153,6 +155,7 @@ MIGRATION_MODULES = {
     "groups": "migrations.groups",
     "billing": "migrations.billing",
     "events": "migrations.events",
+    "alerts": "migrations.alerts",
 }
 
 MIDDLEWARE = [
@@ -339,6 +342,12 @@ try:
     CELLAR_IMAGE_CACHE_S = env.env_int("CELLAR_IMAGE_CACHE_S", 60, minimum=0, maximum=86400)
     # Chromium for the images (kaleido drives it; nothing is downloaded). Default Debian's.
     CELLAR_CHROMIUM = env.env_str("CELLAR_CHROMIUM", "/usr/bin/chromium")
+    # --- Alerts (collector/alerts, /alerts/; docs/alerts.md) ---
+    # Seconds between evaluations of every alert rule (beat "alerts"): a rate crossing its
+    # threshold fires within one poll interval plus this, once its window holds.
+    CELLAR_ALERTS_INTERVAL = env.env_int("CELLAR_ALERTS_INTERVAL", 15, minimum=5, maximum=3600)
+    # The absolute address of this site, for the plot links in notifications (no trailing slash).
+    CELLAR_SITE_URL = env.env_site_url("CELLAR_SITE_URL", "http://127.0.0.1:8000")
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

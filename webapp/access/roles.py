@@ -35,6 +35,9 @@ IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new o
 EDIT_GROUPS = "groups.change_group"                  # make, change and delete groups of series
 EDIT_TAGS = "groups.add_tag"                         # tag and untag switches, ports, VPs and VCs
 EDIT_BILLS = "billing.change_bill"                   # make, change and delete bills (and their groups)
+ACK_ALERTS = "alerts.change_state"                   # acknowledge and mute alerts (with an expiry)
+EDIT_ALERTS = "alerts.change_rule"                   # make, change, mute and delete alert rules
+EDIT_DESTINATIONS = "alerts.change_destination"      # notification destinations, "send test"
 POST_NOTES = "events.add_event"                      # post notes (events of kind "note") on pages and the API
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
@@ -46,8 +49,10 @@ OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_ex
                      "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag",
                      "personal.add_savedview", "personal.add_imagelink",
                      "inventory.change_mapposition",   # move nodes on the map
+                     ACK_ALERTS, "alerts.view_state", "alerts.add_rule", EDIT_ALERTS, "alerts.delete_rule",
+                     "alerts.view_rule", "alerts.add_destination", EDIT_DESTINATIONS, "alerts.delete_destination",
                      POST_NOTES, "events.view_event")
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "events.*", "external.*", "groups.*", "billing.*",
+ADMIN = OPERATOR + ("inventory.*", "studies.*", "alerts.*", "events.*", "external.*", "groups.*", "billing.*",
                     "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")

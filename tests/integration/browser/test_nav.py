@@ -1,5 +1,5 @@
-"""The main navigation at 1,400 px: one line (the header does not wrap), the report and research
-pages behind two <details> menus that open without script, the menu of the current page marked.
+"""The main navigation at 1,400 px: one line (the header does not wrap), the report, research and
+alert pages behind <details> menus that open without script, the menu of the current page marked.
 Screenshot: /tmp/cellar-shots/nav-*.png."""
 from __future__ import annotations
 
@@ -44,4 +44,10 @@ def test_header_is_one_line_and_menus_lead_to_their_pages(live_server, page):
     assert "/external/" in page.url
     assert "active" in page.locator("details.menu", has_text="Research").get_attribute("class")
     page.screenshot(path=str(SHOTS / "nav-external.png"))
+    # Alerts and events (issue 14) share a menu.
+    page.click("header.top summary:has-text('Alerts')")
+    with page.expect_navigation():
+        page.click("text=Alerts and rules")
+    assert page.url.endswith("/alerts/")
+    assert "active" in page.locator("details.menu", has_text="Alerts").get_attribute("class")
     assert page.errors == []

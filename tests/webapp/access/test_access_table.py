@@ -137,6 +137,18 @@ TABLE = [
     Row("groups/api/<int:group_id>", lambda n: f"/groups/api/{n['group'].id}", READ_API),
     # Bills: read like every page; making, changing and deleting one needs the admin role (money);
     # operators may ask the worker to compute the estimates now.
+    # Alerts (issue 14): viewers read; operators acknowledge, mute, edit rules and destinations.
+    Row("alerts/", lambda n: "/alerts/", READ_PAGE),
+    Row("alerts/states/<int:state_id>/ack", lambda n: "/alerts/states/999999/ack", (302, 403, 404, 404), "post"),
+    Row("alerts/rules/new", lambda n: "/alerts/rules/new", (302, 403, 200, 200)),
+    Row("alerts/rules/<int:rule_id>/edit", lambda n: "/alerts/rules/999999/edit", (302, 403, 404, 404)),
+    Row("alerts/rules/<int:rule_id>/action", lambda n: "/alerts/rules/999999/action", (302, 403, 404, 404), "post"),
+    Row("alerts/destinations/new", lambda n: "/alerts/destinations/new", (302, 403, 302, 302), "post",
+        lambda n: {"name": f"d{next(RUN_NAMES)}", "url": "json://127.0.0.1:9/hook"}),
+    Row("alerts/destinations/<int:destination_id>/save", lambda n: "/alerts/destinations/999999/save",
+        (302, 403, 404, 404), "post"),
+    Row("alerts/destinations/<int:destination_id>/action", lambda n: "/alerts/destinations/999999/action",
+        (302, 403, 404, 404), "post"),
     Row("bills/", lambda n: "/bills/", READ_PAGE),
     Row("bills/new", lambda n: "/bills/new", (302, 403, 403, 200)),
     Row("bills/<int:bill_id>/", lambda n: f"/bills/{n['bill'].id}/", READ_PAGE),

@@ -2,7 +2,8 @@
 
 - A simulated FORE switch (snmpsim, simnet) is discovered and polled; the real receiver process
   (`manage.py trapd`) gets real traps from net-snmp's snmptrap: a v2c linkDown turns the port down
-  on its status page (HTTP, live server) at once, with no poll or discovery in between; a v2c
+  on its status page (HTTP, live server) at once, with no poll or discovery in between, and fires
+  a "port not up" alert rule (collector/alerts); a v2c
   inform is answered; an unknown
   OID is stored as an unknown trap; a wrong community and an unknown agent are stored as rejected
   with the reason; a v3 trap with the right user sets a port's state, a wrong user or a wrong key
@@ -16,10 +17,15 @@ import json
 import shutil
 import time
 import urllib.request
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
+from collector.alerts import evaluate
+from collector.alerts import rules as alert_rules
+from collector.alerts.models import State
 from collector.archive.models import PollLog, Series
 from collector.events.models import Event
 from collector.inventory.models import Port, Switch
@@ -99,6 +105,14 @@ def test_traps_change_states_at_once_and_bad_ones_are_stored(net, receiver, live
     print(f"linkDown trap to 'down' on the port page: {latency:.2f} s")
     (ev,) = events_of("port_state", port=port)
     assert ev.source == "trap" and ev.data["from"] == "up" and ev.data["to"] == "down"
+    # the trap's state fires a "port not up" alert (collector/alerts reads Port.oper_status)
+    alert_rules.save({"name": "trap port down", "kind": "status", "scope": "object", "object": f"port:{port.id}",
+                      "window_minutes": "1"}, [])
+    now = timezone.now()
+    evaluate.run(now=now)
+    evaluate.run(now=now + timedelta(minutes=1))
+    assert State.objects.get(rule__name="trap port down").state == "firing"
+    assert events_of("alert_firing", port=port)
 
     # a v2c inform (coldStart): answered (snmptrap -Ci waits for the response, else fails), a reboot event
     t.snmptrap(receiver.port, ["-Ci", "-t", "3", "-r", "0", "-v2c", "-c", entry["community"]], t.COLD_START, [])

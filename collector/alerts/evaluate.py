@@ -44,7 +44,7 @@ def _message(rule: Rule, state: State, obs: Observed, to: str, now: datetime) ->
     lines = [f"Rule: {rule.name} ({rule.get_kind_display()})", f"Object: {obs.target.label}",
              f"State: {word} at {now:%Y-%m-%d %H:%M:%S} UTC"]
     if rule.kind == "rate":
-        unit = "% of capacity" if rule.unit == "pct" else "units/s"
+        unit = {"pct": "% of capacity", "bps": "bits/s"}.get(rule.unit, "units/s of the counter")
         limit = obs.threshold if to != "resolved" else obs.recovery
         side = rule.comparison if to != "resolved" else ("below" if rule.comparison == "above" else "above")
         value = "unknown" if obs.value is None else f"{obs.value:.4g}"

@@ -20,7 +20,8 @@ SCOPES = [("object", "one object"), ("switch", "a switch"), ("poller_group", "a 
           ("group", "a saved group"), ("pattern", "a name pattern"), ("all", "everything")]
 ENTITIES = [("port", "ports"), ("vp", "VPs"), ("vc", "VCs"), ("any", "ports, VPs and VCs")]
 DIRECTIONS = [("in", "in"), ("out", "out"), ("both", "both, each on its own")]
-UNITS = [("pct", "% of capacity"), ("rate", "units/s of the counter (cells/s, octets/s, packets/s)")]
+UNITS = [("pct", "% of capacity"), ("bps", "bits/s (octets x 8, cells x 424 on the wire)"),
+         ("rate", "units/s of the counter (cells/s, octets/s, packets/s)")]
 COMPARISONS = [("above", "above"), ("below", "below")]
 MODES = [("avg", "average over the window"), ("every", "every sample of the window")]
 STATES = [("ok", "ok"), ("pending", "pending"), ("firing", "firing"), ("resolved", "resolved")]

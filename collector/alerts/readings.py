@@ -18,7 +18,7 @@ from django.db import connection
 from collector.alerts import machine, scopes
 from collector.alerts.models import Override, Rule
 from collector.archive.rollup import drawn_sql
-from collector.core.facts import Flag
+from collector.core.facts import Flag, bits_per_unit
 from collector.groups.resolve import MemberSeries
 from collector.poller.models import SwitchHealth
 
@@ -112,7 +112,7 @@ def rates(rule: Rule, now: datetime, limit: int) -> list[Observed]:
         return []
     windows = _windows(members, now, rule.window_minutes)
     overrides = _override_map(rule)
-    above, every, pct = rule.comparison == "above", rule.mode == "every", rule.unit == "pct"
+    above, every, pct, bps = rule.comparison == "above", rule.mode == "every", rule.unit == "pct", rule.unit == "bps"
     out = []
     for m in members:
         target = scopes.Target("series", m.id, _label(m), m.switch_id, m.port_id, m.vp_id, m.vc_id)
@@ -132,6 +132,12 @@ def rates(rule: Rule, now: datetime, limit: int) -> list[Observed]:
                 obs.detail = "capacity unknown: no % of capacity"
                 continue
             scale = 100.0 / m.capacity_per_s
+        elif bps:
+            bits = bits_per_unit(m.unit)
+            if bits is None:
+                obs.detail = f"bits/s: the series counts {m.unit}, which have no size"
+                continue
+            scale = float(bits)
         if w is None or w[6] is None:
             obs.detail = "no usable sample in the last 10 minutes"
             continue
@@ -148,7 +154,7 @@ def rates(rule: Rule, now: datetime, limit: int) -> list[Observed]:
             window = machine.Window(latest, sum_d * 1000 / sum_ms * scale, low * scale, high * scale, complete)
         obs.reading = machine.rate_reading(window, above=above, every=every, threshold=threshold, recovery=recovery)
         obs.value = window.average if rule.window_minutes else latest
-        unit = "%" if pct else f" {m.unit}/s"
+        unit = "%" if pct else " bits/s" if bps else f" {m.unit}/s"
         obs.detail = (f"{'average' if not every else 'samples'} over {rule.window_minutes} min: "
                       f"{window.average:.4g}{unit}" + ("" if window.complete else " (window not yet full)")
                       if rule.window_minutes else f"latest {latest:.4g}{unit}")

@@ -13,6 +13,7 @@ from collector.events.models import Event
 from collector.inventory.models import Host
 from collector.poller.models import HostCheck, SwitchHealth
 from tests.collector.alerts.conftest import NOW, polls
+from tests.support import traffic_factory as f
 
 pytestmark = pytest.mark.django_db
 MIN = timedelta(minutes=1)
@@ -82,6 +83,19 @@ def test_per_object_override_and_absolute_rate(atm):
     rules.set_override(rule, f"series:{atm['in'].id}", "200000")
     evaluate.run(now=NOW)
     assert State.objects.get(object_id=atm["in"].id).state == "firing"
+
+
+def test_a_bits_per_second_threshold_counts_a_cell_as_424_bits_on_the_wire(atm):
+    """80 % of an OC3 is 282,565 cells/s = 119.8 Mb/s of 53-byte cells: above 100 Mb/s (a cells
+    rule would need 235,849 cells/s), not above 120 Mb/s."""
+    fires = rate_rule(atm, name="100M", unit="bps", threshold="100e6", recovery="90e6", window_minutes="0")
+    rate_rule(atm, name="120M", unit="bps", threshold="120e6", recovery="110e6", window_minutes="0")
+    polls(atm, NOW - 2 * MIN, 120, 80)
+    evaluate.run(now=NOW)
+    firing = State.objects.get(state="firing")
+    assert firing.rule_id == fires.id and firing.object_id == atm["in"].id
+    assert firing.value == pytest.approx(int(f.OC3_CELLS * 0.8 * 15) / 15 * 424, rel=1e-9)
+    assert "bits/s" in Notification.objects.get(transition__state=firing, kind="firing").body
 
 
 def test_muted_rule_fires_silently_and_its_resolution_is_silent_too(atm):

@@ -60,6 +60,17 @@ class SwitchCatalog:
 
 
 _catalogs: dict[int, SwitchCatalog] = {}
+# Rows written with a reboot, reset, width change or wrap, per switch, until the poller takes them
+# (take_flagged) to record them as events (collector/events): bounded, the oldest dropped first.
+FLAGGED_KEEP = 100
+WATCHED_FLAGS = int(Flag.REBOOT | Flag.RESET | Flag.WIDTH | Flag.WRAP)
+_flagged: dict[int, list[tuple[float, int | None, list[int], list[int]]]] = {}
+
+
+def take_flagged(switch_id: int) -> list[tuple[float, int | None, list[int], list[int]]]:
+    """(poll time, uptime_cs, series ids, flags) of the rows written since the last call that carry
+    a reboot, reset, width change or wrap, oldest first; forgotten once taken."""
+    return _flagged.pop(switch_id, [])
 
 
 def forget(switch_id: int) -> None:
@@ -70,6 +81,7 @@ def forget(switch_id: int) -> None:
 def forget_all() -> None:
     """Drop every cached catalog (a test's database is emptied under this process)."""
     _catalogs.clear()
+    _flagged.clear()
 
 
 def catalog_of(switch_id: int) -> SwitchCatalog:
@@ -227,7 +239,16 @@ def ingest(result: PollResult, switch: Switch | None = None) -> int:
         stored = writer.to_datetime(result.at)
         catalog_of(switch.id).last_row = (stored, row.layout_id, row.uptime_cs, PreviousRow(
             stored.timestamp(), row.uptime_cs, None, row.layout_id, plan.series_ids, row.raw))
+        _keep_flagged(switch.id, result, plan, row)
     return written
+
+
+def _keep_flagged(switch_id: int, result: PollResult, plan: RowPlan, row: SampleRow) -> None:
+    """A row just written with a reboot, discontinuity or wrap flag: kept for take_flagged."""
+    if any(f & WATCHED_FLAGS for f in row.flags):
+        kept = _flagged.setdefault(switch_id, [])
+        kept.append((result.at, row.uptime_cs, list(plan.series_ids), list(row.flags)))
+        del kept[:-FLAGGED_KEEP]
 
 
 def ingest_or_spool(result: PollResult, switch: Switch | None = None) -> str:
@@ -314,5 +335,6 @@ def ingest_batch(polls: list[tuple[PollResult, Switch]]) -> dict[int, str]:
             stored = writer.to_datetime(result.at)
             cat.last_row = (stored, row.layout_id, row.uptime_cs, PreviousRow(
                 stored.timestamp(), row.uptime_cs, None, row.layout_id, plan.series_ids, row.raw))
+            _keep_flagged(switch.id, result, plan, row)
         out[switch.id] = "written" if switch.id in written else "duplicate"
     return out

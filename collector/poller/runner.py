@@ -23,6 +23,7 @@ from collector.core.poll import PollResult, poll_switch
 from collector.core.profiles import ProfileError, get_profile
 from collector.core.readings import NOT_ANSWERED, summarize, summary_text
 from collector.core.snmp_types import SnmpAuthError, SnmpError, SnmpTimeout
+from collector.events import polled
 from collector.inventory.models import Port, Switch
 from collector.poller import metrics
 from collector.poller.models import SwitchHealth
@@ -162,6 +163,7 @@ def poll_batch(due: dict[int, float]) -> dict[int, PollOutcome | None]:
     for switch, outcome, record, store in judged:
         if store:
             outcome.stored = stored.get(switch.id, "")
+            _record_events(switch)
             if outcome.result is not None:
                 metrics.observe_notes(switch.name, outcome.result.notes)
         records.append((switch, outcome, record))
@@ -221,6 +223,7 @@ def _finish(switch: Switch, started: float, result: PollResult | BaseException) 
     outcome, record, store = _judge(switch, started, result)
     if store and outcome.result is not None:
         outcome.stored = ingest.ingest_or_spool(outcome.result, switch)
+        _record_events(switch)
         metrics.observe_notes(switch.name, outcome.result.notes)
     _record(switch, record.at, outcome, record.duration_ms, record.varbinds, record.samples, record.notes)
     return outcome
@@ -260,6 +263,18 @@ def _record_batch(records: list[tuple[Switch, PollOutcome, _Record]]) -> None:
     except IntegrityError:            # a switch deleted during the slot: record the others one by one
         for sw, o, r in records:
             _record(sw, r.at, o, r.duration_ms, r.varbinds, r.samples, r.notes)
+
+
+def _record_events(switch: Switch) -> None:
+    """Reboots, discontinuities and wraps of the rows just stored become events (collector/events).
+    Never fails the poll: the samples are stored, their flags say the same."""
+    flagged = ingest.take_flagged(switch.id)
+    if not flagged:
+        return
+    try:
+        polled.record_rows(switch.id, flagged)
+    except ingest.DB_DOWN as exc:
+        log.warning("poll %s: events not recorded, database unavailable (%s)", switch.name, exc.__class__.__name__)
 
 
 def _record(switch: Switch, at: float, outcome: PollOutcome, duration_ms: int, varbinds: int, samples: int,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from django.db.models import Case, Q, QuerySet, Value, When
+from django.db.models import Case, Count, Q, QuerySet, Value, When
 
 from collector.archive.models import Series
 from collector.core.facts import capacity_per_s
@@ -197,12 +197,17 @@ def search(q: str = "", switch: str = "", port: str = "", direction: str = "", m
 
 
 def switches() -> list[dict]:
-    """Every switch with the numbers the picker shows before it is opened."""
+    """Every switch with the numbers the picker shows before it is opened: three queries (the
+    counts grouped by switch), not two per switch (4,200 queries, 1.6 s for 2,100 switches)."""
+    ports = dict(Port.objects.values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
+    series = dict(Series.objects.filter(kind="counter").values("switch_id").annotate(n=Count("id"))
+                  .values_list("switch_id", "n"))
     out = []
-    for sw in Switch.objects.order_by("name"):
+    for sw in Switch.objects.only("id", "name", "profile", "detected_profile", "address", "poll_interval_s",
+                                  "enabled").order_by("name"):
         out.append({"id": sw.id, "name": sw.name, "profile": sw.effective_profile, "address": sw.address,
                     "poll_interval_s": sw.poll_interval_s, "enabled": sw.enabled,
-                    "ports": sw.ports.count(), "series": sw.series.filter(kind="counter").count()})
+                    "ports": ports.get(sw.id, 0), "series": series.get(sw.id, 0)})
     return out
 
 

@@ -227,7 +227,7 @@ def series_index(switch_ids) -> SeriesIndex:
 class NetworkData:
     net: pt.Network
     latest: dict[int, Latest]
-    switches: dict[int, Switch]
+    switches: dict[int, pm.SwitchInfo]
     idx: SeriesIndex | None = None
 
 
@@ -281,9 +281,8 @@ def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool =
     inventory; with topology_only, the ports of these switches and the far ends of their links.
     port_q (with topology_only): the ports it selects and the far ends of their links.
     Every switch and host is loaded (names, port labels naming hosts): a row each, no per-port work."""
-    switches = {s.id: s for s in Switch.objects.only(
-        "id", "name", "address", "sys_name", "poll_interval_s", "switch_type", "detected_profile", "profile")}
-    sw_info = [pm.SwitchInfo(s.id, s.name, s.address, s.sys_name) for s in switches.values()]
+    sw_info = [pm.SwitchInfo(*row) for row in Switch.objects.values_list("id", "name", "address", "sys_name")]
+    switches = {s.id: s for s in sw_info}
     scope = None
     if around is not None or port_q is not None:
         if port_q is not None:

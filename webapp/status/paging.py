@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest
 
-SWITCHES_PER_PAGE = 100
+SWITCHES_PER_PAGE = 50
 HOSTS_PER_PAGE = 50
 PVCS_PER_PAGE = 100
 DASHBOARD_ROWS = 50       # switches and hosts listed on the dashboard (the lists have them all)

@@ -204,8 +204,8 @@ def search(q: str = "", switch: str = "", port: str = "", direction: str = "", m
 def switches() -> list[dict]:
     """Every switch with the numbers the picker shows before it is opened: three queries (the
     counts grouped by switch), not two per switch (4,200 queries, 1.6 s for 2,100 switches)."""
-    ports = dict(Port.objects.values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
-    series = dict(Series.objects.filter(kind="counter").values("switch_id").annotate(n=Count("id"))
+    ports = dict(Port.objects.order_by().values("switch_id").annotate(n=Count("id")).values_list("switch_id", "n"))
+    series = dict(Series.objects.filter(kind="counter").order_by().values("switch_id").annotate(n=Count("id"))
                   .values_list("switch_id", "n"))
     out = []
     for sw in Switch.objects.only("id", "name", "profile", "detected_profile", "address", "poll_interval_s",

@@ -25,11 +25,11 @@ def _switch_rows(switches: list[Switch], now, port_counts: dict | None = None) -
     without port_counts)."""
     ids = [s.id for s in switches]
     if port_counts is None:
-        port_counts = {r["switch_id"]: r for r in Port.objects.present().filter(switch_id__in=ids)
+        port_counts = {r["switch_id"]: r for r in Port.objects.present().order_by().filter(switch_id__in=ids)
                        .values("switch_id").annotate(**PORT_COUNTS)}
-    vc_counts = dict(VirtualChannel.objects.present().filter(switch_id__in=ids).values("switch_id")
+    vc_counts = dict(VirtualChannel.objects.present().order_by().filter(switch_id__in=ids).values("switch_id")
                      .annotate(n=Count("id")).values_list("switch_id", "n"))
-    xc_counts = dict(CrossConnect.objects.present().filter(switch_id__in=ids).values("switch_id")
+    xc_counts = dict(CrossConnect.objects.present().order_by().filter(switch_id__in=ids).values("switch_id")
                      .annotate(n=Count("id")).values_list("switch_id", "n"))
     latest = q.latest_samples(ids)
     rows = []
@@ -54,7 +54,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "id", "name", "enabled", "poll_interval_s", "discovered_at", "health__last_poll_at",
         "health__consecutive_failures", "health__last_status").order_by("name"))
     health = {s.id: health_of(s, getattr(s, "health", None), now) for s in switches}
-    port_counts = {r["switch_id"]: r for r in Port.objects.present().values("switch_id").annotate(**PORT_COUNTS)}
+    port_counts = {r["switch_id"]: r
+                   for r in Port.objects.present().order_by().values("switch_id").annotate(**PORT_COUNTS)}
     down = {sid: r["down"] for sid, r in port_counts.items() if r["down"]}
     ports = {k: sum(r[k] for r in port_counts.values()) for k in ("total", "active")}
     hosts = Host.objects.aggregate(total=Count("id"), up=Count("id", filter=Q(state__reachable=True)),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from django.db.models import Case, Count, Q, QuerySet, Value, When
+from django.db.models import Case, Count, Q, QuerySet, Value, When, Window
 
 from collector.archive.models import Series
 from collector.core.facts import capacity_per_s
@@ -149,6 +149,9 @@ DIRECTION_ALIASES = {"rx": "in", "receive": "in", "received": "in", "in": "in",
                      "tx": "out", "transmit": "out", "transmitted": "out", "out": "out"}
 
 
+MATCHED_PORTS_LISTED = 5000     # ports a search word names, passed as a list (beyond: a sub-select)
+
+
 def search(q: str = "", switch: str = "", port: str = "", direction: str = "", metric: str = "",
            limit: int = 200) -> tuple[list[SeriesInfo], int]:
     """Series matching every word of q (switch, port name, label or index, 'VP:0', 'VC:15',
@@ -167,13 +170,16 @@ def search(q: str = "", switch: str = "", port: str = "", direction: str = "", m
         qs = qs.filter(metric=metric)
     for word in q.split():
         w = word.lower()
-        # The switch and port conditions as sub-selects of those tables (2,000 switches, 100,000
-        # ports), not on a join of every series with its port and switch: 0.6 s -> ~0.1 s at
-        # 300,000 series (docs/benchmarks.md, figure 13).
+        # The switches and ports a word names, found once in their own tables (2,000 switches,
+        # 100,000 ports), not tested on a join of every series with its port and switch, nor as
+        # sub-selects that each parallel worker computes again: 0.6 s -> 0.15 s at 300,000 series
+        # (docs/benchmarks.md, figure 13). A word naming very many ports stays a sub-select.
         ports = Port.objects.filter(Q(name__iexact=w) | Q(name__iendswith=f"/{w}") | Q(key=w) | Q(label__icontains=w)
-                                    | Q(description__icontains=w)).values("id")
-        cond = (Q(switch_id__in=Switch.objects.filter(name__icontains=w).values("id")) | Q(port_id__in=ports)
-                | Q(metric__icontains=w) | Q(object_name__icontains=w))
+                                    | Q(description__icontains=w)).order_by().values_list("id", flat=True)
+        port_ids = list(ports[:MATCHED_PORTS_LISTED + 1])
+        named = Switch.objects.filter(name__icontains=w).order_by().values_list("id", flat=True)
+        cond = (Q(switch_id__in=list(named)) | Q(port_id__in=port_ids if len(port_ids) <= MATCHED_PORTS_LISTED
+                                                 else ports) | Q(metric__icontains=w) | Q(object_name__icontains=w))
         if w in DIRECTION_ALIASES:
             cond |= Q(direction=DIRECTION_ALIASES[w])
         metrics = [m for m, word in METRIC_WORD.items() if w in word.split()]
@@ -187,17 +193,19 @@ def search(q: str = "", switch: str = "", port: str = "", direction: str = "", m
             vpi, vci = map(int, w.split("/", 1))
             cond |= Q(vc__vpi=vpi, vc__vci=vci)
         qs = qs.filter(cond)
-    total = qs.count()
     # Rank: words naming a port exactly ("48" for Gi1/0/48, "A1") beat substrings of switch names.
     score = Value(0)
     for word in q.split():
         exact = (Q(port__name__iexact=word) | Q(port__name__iendswith=f"/{word}") | Q(port__label__iexact=word)
                  | Q(port__key=word))
         score = score + Case(When(exact, then=Value(1)), default=Value(0))
-    rows = list(qs.annotate(score=score).order_by("-score", "switch__name", "port__name", "id")
-                .values_list("id", "score")[: limit * 5])
-    scores = dict(rows)
-    found = load_series([sid for sid, _ in rows])
+    # the total counted in the same scan (a window over every match, before the LIMIT)
+    rows = list(qs.annotate(score=score, total=Window(Count("id"))).order_by("-score", "switch__name", "port__name",
+                                                                             "id")
+                .values_list("id", "score", "total")[: limit * 5])
+    total = rows[0][2] if rows else 0
+    scores = {sid: score for sid, score, _ in rows}
+    found = load_series([sid for sid, _, _ in rows])
     return sorted(found, key=lambda s: (-scores[s.id], _sort_key(s)))[:limit], total
 
 

@@ -30,12 +30,14 @@ PY=$VENV/bin/python
 PG_PORT=${CELLAR_PG_PORT:-54329}
 REDIS_PORT=${CELLAR_REDIS_PORT:-63799}
 WEB_PORT=${CELLAR_WEB_PORT:-8000}
+TRAP_PORT=${CELLAR_TRAP_PORT:-1162}
 PG_BIN=/usr/lib/postgresql/15/bin
 
 # The app processes started by `make run`, in start order; stop.sh stops them in reverse.
-APP_PROCS=(simnet web worker beat)
+# trapd (the SNMP trap receiver) runs in the root namespace: agents outside send to it.
+APP_PROCS=(simnet web worker beat trapd)
 
-# Which pieces this run started (names: postgres redis simnet web worker beat). Only these are
+# Which pieces this run started (names: postgres redis simnet web worker beat trapd). Only these are
 # stopped when the run fails.
 STARTED=()
 CURRENT_STEP="setup"
@@ -144,6 +146,10 @@ port_in_use() {
     else
         (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
     fi
+}
+
+udp_port_in_use() { # something has UDP port $1 open (any address)
+    command -v ss >/dev/null 2>&1 && [[ -n $(ss -Hlun "sport = :$1" 2>/dev/null) ]]
 }
 
 port_owner() { # best effort description of the listener on port $1

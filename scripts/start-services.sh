@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: provision (scripts/provision.sh, all steps), then start the simulated network,
-# register it (manage.py seed_simnet), and start web (gunicorn), worker and beat (celery) in the
+# register it (manage.py seed_simnet), and start web (gunicorn), worker and beat (celery) and the
+# SNMP trap receiver (manage.py trapd, in the root namespace: CELLAR_TRAP_PORT, default 1162) in the
 # background, each in its own session/process group with a pidfile in state/run and a log in
 # state/logs. Waits for the web to answer /healthz, then prints where everything is.
 #
@@ -39,6 +40,9 @@ start_proc() {
         fi
         info "running with another command line: restarting"
         stop_service "$name" >/dev/null
+    fi
+    if [[ $name == trapd ]] && udp_port_in_use "$TRAP_PORT"; then
+        die "UDP port $TRAP_PORT is already in use by another program; set CELLAR_TRAP_PORT to a free port"
     fi
     if [[ $name == web ]] && port_in_use "$WEB_PORT"; then
         die "port $WEB_PORT on 127.0.0.1 is already in use by another program ($(port_owner "$WEB_PORT")); set CELLAR_WEB_PORT to a free port"
@@ -129,8 +133,10 @@ main() {
         # (and apart from any other checkout's gunicorn).
         --control-socket "$RUN_DIR/gunicorn.ctl")
     start_proc web "${web_cmd[@]}"
-    start_proc worker "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app worker -Q "${CELLAR_QUEUES:-polls,default,exports}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
+    start_proc worker "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app worker -Q "${CELLAR_QUEUES:-polls,default,exports,notify}" -l info --pool threads --concurrency "${CELLAR_WORKER_CONCURRENCY:-16}"
     start_proc beat "${IN_NS[@]}" "$VENV/bin/celery" -A collector.poller.celery_app beat -l info
+    # The trap receiver listens where the agents can reach it: the root namespace (docs/events.md).
+    start_proc trapd "$PY" manage.py trapd --host "${CELLAR_TRAP_HOST:-127.0.0.1}" --port "$TRAP_PORT"
 
     step "wait for web" ""
     local i code=""
@@ -138,6 +144,7 @@ main() {
         check_alive web
         check_alive worker
         check_alive beat
+        check_alive trapd
         code=$(health_code)
         [[ $code == 200 ]] && break
         sleep 0.5
@@ -149,6 +156,7 @@ main() {
     info "/healthz answered 200"
     settle worker
     settle beat
+    settle trapd
     check_alive simnet
 
     CURRENT_STEP="done"
@@ -158,6 +166,7 @@ main() {
     say "  log in:     http://127.0.0.1:$WEB_PORT/accounts/login/  as 'admin' (superuser), password: $(admin_password_hint)"
     say "  more users: .venv/bin/python manage.py role NAME viewer --create   (roles: viewer, operator, admin)"
     say "  admin site: http://127.0.0.1:$WEB_PORT/${CELLAR_ADMIN_PATH:-admin/}"
+    say "  SNMP traps: udp ${CELLAR_TRAP_HOST:-127.0.0.1}:$TRAP_PORT (v2c: the switch's community; v3: its user; docs/events.md)"
     say "  logs:       $(rel "$LOG_DIR")/  (make logs; make status)"
     say "  stop with:  make stop"
 }

@@ -42,13 +42,16 @@ def _spool_in_tmp(settings, tmp_path):
 @pytest.fixture(autouse=True)
 def _fresh_ingest_caches():
     from collector.archive import ingest
+    from collector.events import polled
     from collector.poller import runner
 
     ingest.forget_all()
     runner.forget_switches()
+    polled.forget()
     yield
     ingest.forget_all()
     runner.forget_switches()
+    polled.forget()
 
 
 @pytest.fixture(scope="session")

@@ -170,3 +170,13 @@ def env_zone(name: str, default: str) -> str:
         raise EnvError(f"{name}={value!r} is not an IANA time zone name (UTC, Europe/Berlin, "
                        "America/Chicago)") from None
     return value
+
+
+def env_site_url(name: str, default: str) -> str:
+    """An absolute http(s) address of this site (https://cellar.example.org), no trailing slash."""
+    value = env_str(name, default).strip().rstrip("/")
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise EnvError(f"{name}={value!r}: expected an absolute http:// or https:// address such as "
+                       "https://cellar.example.org")
+    return value

@@ -84,6 +84,10 @@ try:
     # then every claim again), and the minutes of polls the continuity test compares.
     CELLAR_TOPOLOGY_INTERVAL = env.env_int("CELLAR_TOPOLOGY_INTERVAL", 300, minimum=30, maximum=86400)
     CELLAR_TOPOLOGY_WINDOW_MIN = env.env_int("CELLAR_TOPOLOGY_WINDOW_MIN", 10, minimum=2, maximum=240)
+    # The SNMP trap receiver (manage.py trapd, docs/events.md): UDP address and port. 1162 needs no
+    # privilege; for 162 see docs/events.md (a port redirect, or CAP_NET_BIND_SERVICE).
+    CELLAR_TRAP_HOST = env.env_str("CELLAR_TRAP_HOST", "127.0.0.1")
+    CELLAR_TRAP_PORT = env.env_int("CELLAR_TRAP_PORT", 1162, minimum=1, maximum=65535)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
     CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
@@ -123,10 +127,14 @@ INSTALLED_APPS = [
     "webapp.analysis",
     "collector.groups",
     "collector.billing",
+    "collector.events",
     "webapp.groups",
     "webapp.bills",
     "webapp.talkers",
     "webapp.topology",
+    "collector.alerts",
+    "webapp.alerts",
+    "webapp.events",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -146,6 +154,8 @@ MIGRATION_MODULES = {
     "status": "migrations.status",
     "groups": "migrations.groups",
     "billing": "migrations.billing",
+    "events": "migrations.events",
+    "alerts": "migrations.alerts",
 }
 
 MIDDLEWARE = [
@@ -332,6 +342,12 @@ try:
     CELLAR_IMAGE_CACHE_S = env.env_int("CELLAR_IMAGE_CACHE_S", 60, minimum=0, maximum=86400)
     # Chromium for the images (kaleido drives it; nothing is downloaded). Default Debian's.
     CELLAR_CHROMIUM = env.env_str("CELLAR_CHROMIUM", "/usr/bin/chromium")
+    # --- Alerts (collector/alerts, /alerts/; docs/alerts.md) ---
+    # Seconds between evaluations of every alert rule (beat "alerts"): a rate crossing its
+    # threshold fires within one poll interval plus this, once its window holds.
+    CELLAR_ALERTS_INTERVAL = env.env_int("CELLAR_ALERTS_INTERVAL", 15, minimum=5, maximum=3600)
+    # The absolute address of this site, for the plot links in notifications (no trailing slash).
+    CELLAR_SITE_URL = env.env_site_url("CELLAR_SITE_URL", "http://127.0.0.1:8000")
     ENV_VARIABLES = frozenset(env.READ)
 except env.EnvError as exc:
     raise ImproperlyConfigured(f"Cellar configuration error: {exc}") from None

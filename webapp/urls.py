@@ -30,5 +30,7 @@ urlpatterns = [
     path("talkers/", include("webapp.talkers.urls")),
     path("groups/", include("webapp.groups.urls")),
     path("bills/", include("webapp.bills.urls")),
+    path("alerts/", include("webapp.alerts.urls")),
+    path("events/", include("webapp.events.urls")),
     path("", include("webapp.status.urls")),
 ]

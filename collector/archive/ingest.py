@@ -60,6 +60,17 @@ class SwitchCatalog:
 
 
 _catalogs: dict[int, SwitchCatalog] = {}
+# Rows written with a reboot, reset, width change or wrap, per switch, until the poller takes them
+# (take_flagged) to record them as events (collector/events): bounded, the oldest dropped first.
+FLAGGED_KEEP = 100
+WATCHED_FLAGS = int(Flag.REBOOT | Flag.RESET | Flag.WIDTH | Flag.WRAP)
+_flagged: dict[int, list[tuple[float, int | None, list[int], list[int]]]] = {}
+
+
+def take_flagged(switch_id: int) -> list[tuple[float, int | None, list[int], list[int]]]:
+    """(poll time, uptime_cs, series ids, flags) of the rows written since the last call that carry
+    a reboot, reset, width change or wrap, oldest first; forgotten once taken."""
+    return _flagged.pop(switch_id, [])
 
 
 def forget(switch_id: int) -> None:
@@ -70,6 +81,7 @@ def forget(switch_id: int) -> None:
 def forget_all() -> None:
     """Drop every cached catalog (a test's database is emptied under this process)."""
     _catalogs.clear()
+    _flagged.clear()
 
 
 def catalog_of(switch_id: int) -> SwitchCatalog:
@@ -227,6 +239,10 @@ def ingest(result: PollResult, switch: Switch | None = None) -> int:
         stored = writer.to_datetime(result.at)
         catalog_of(switch.id).last_row = (stored, row.layout_id, row.uptime_cs, PreviousRow(
             stored.timestamp(), row.uptime_cs, None, row.layout_id, plan.series_ids, row.raw))
+        if any(f & WATCHED_FLAGS for f in row.flags):
+            kept = _flagged.setdefault(switch.id, [])
+            kept.append((result.at, row.uptime_cs, list(plan.series_ids), list(row.flags)))
+            del kept[:-FLAGGED_KEEP]
     return written
 
 

@@ -93,6 +93,14 @@ CELL_BITS = CELL_BYTES * 8
 ATM_LINE_CELL_RATES = {155_520_000: 353_207, 622_080_000: 1_412_830, 44_736_000: 96_000, 34_368_000: 80_000}
 
 
+BITS_PER_UNIT = {"cells": CELL_BITS, "octets": 8}     # a counter's unit in bits on the wire (packets: none)
+
+
+def bits_per_unit(unit: str) -> int | None:
+    """Bits of one counted unit (a cell on the wire, an octet), None where a count has no size."""
+    return BITS_PER_UNIT.get(unit)
+
+
 def line_cell_rate(speed_bps: int) -> int:
     """Cells/s an ATM interface of this line rate carries at most."""
     return ATM_LINE_CELL_RATES.get(speed_bps, speed_bps // CELL_BITS)

@@ -122,45 +122,56 @@ def secret_columns(model: type[models.Model]) -> list[str]:
 def rotate() -> Rotation:
     """Re-encrypt every stored secret under the current key, in one transaction.
 
+    Every model with a SecretField is covered: switches' SNMP credentials and any other app's
+    (alert destinations' URLs), found through the app registry (this module imports no app).
     Idempotent: a value the current key already opens is left as it is, so a second run rotates
     nothing. If any value decrypts under no key, nothing is written and Undecryptable names the
-    switches. The ciphertext is read with SQL: the model field would decrypt it on the way.
+    switches (other rows: "<model> <name>"). The ciphertext is read with SQL: the model field
+    would decrypt it on the way.
     """
+    from django.apps import apps
+
     from collector.inventory.models import Switch
 
     current, keys = current_key(), fernet()
-    cols = secret_columns(Switch)
-    table = connection.ops.quote_name(Switch._meta.db_table)
-    rotated = already = empty = 0
-    updates: list[tuple[int, dict[str, str]]] = []
+    models_with_secrets = [Switch] + [m for m in apps.get_models() if m is not Switch and secret_columns(m)]
+    rotated = already = empty = switches = 0
     bad: list[str] = []
     with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(f"SELECT id, name, {', '.join(map(connection.ops.quote_name, cols))} FROM {table} "
-                    "ORDER BY name FOR UPDATE")
-        rows = cur.fetchall()
-        for switch_id, name, *tokens in rows:
-            changed: dict[str, str] = {}
-            for col, token in zip(cols, tokens):
-                if not token:
-                    empty += 1
-                    continue
-                try:
-                    current.decrypt(token.encode())
-                    already += 1
-                    continue
-                except InvalidToken:
-                    pass
-                try:
-                    changed[col] = keys.rotate(token.encode()).decode()
-                except InvalidToken:
-                    bad.append(name)
-                    break
-            if changed:
-                updates.append((switch_id, changed))
+        updates: list[tuple[str, int, dict[str, str]]] = []
+        for model in models_with_secrets:
+            cols = secret_columns(model)
+            table = connection.ops.quote_name(model._meta.db_table)
+            label = "name" if any(f.column == "name" for f in model._meta.concrete_fields) else "id"
+            prefix = "" if model is Switch else f"{model._meta.verbose_name} "
+            cur.execute(f"SELECT id, {label}, {', '.join(map(connection.ops.quote_name, cols))} FROM {table} "
+                        f"ORDER BY {label} FOR UPDATE")
+            rows = cur.fetchall()
+            if model is Switch:
+                switches = len(rows)
+            for row_id, name, *tokens in rows:
+                changed: dict[str, str] = {}
+                for col, token in zip(cols, tokens):
+                    if not token:
+                        empty += 1
+                        continue
+                    try:
+                        current.decrypt(token.encode())
+                        already += 1
+                        continue
+                    except InvalidToken:
+                        pass
+                    try:
+                        changed[col] = keys.rotate(token.encode()).decode()
+                    except InvalidToken:
+                        bad.append(f"{prefix}{name}")
+                        break
+                if changed:
+                    updates.append((table, row_id, changed))
         if bad:
             raise Undecryptable(sorted(set(bad)))
-        for switch_id, changed in updates:
+        for table, row_id, changed in updates:
             sets = ", ".join(f"{connection.ops.quote_name(c)} = %s" for c in changed)
-            cur.execute(f"UPDATE {table} SET {sets} WHERE id = %s", [*changed.values(), switch_id])
+            cur.execute(f"UPDATE {table} SET {sets} WHERE id = %s", [*changed.values(), row_id])
             rotated += len(changed)
-    return Rotation(len(rows), rotated, already, empty)
+    return Rotation(switches, rotated, already, empty)

@@ -21,6 +21,7 @@ from collector.archive import continuity, ingest
 from collector.archive.series_links import link_series
 from collector.core.profiles import ProfileError
 from collector.core.snmp_types import SnmpError
+from collector.events import changes
 from collector.inventory import discovery, topology
 from collector.inventory.discovery import DiscoveryReport
 from collector.inventory.models import Switch
@@ -46,7 +47,9 @@ def discover(switch_id: int) -> DiscoveryReport:
     a database error is DiscoveryFailed."""
     switch = Switch.objects.get(pk=switch_id)
     try:
+        before = changes.capture(switch.id)
         report = discovery.discover(switch)
+        changes.record(before)
         link_series(switch)
         topology.infer_links()
     except DatabaseError as exc:

@@ -15,7 +15,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
 # Every module with tasks: a worker registers only what is listed here (the rollup and retention
 # tasks were once missing, so beat sent them and workers dropped them as unregistered).
-app = Celery("cellar", include=["collector.poller.tasks", "collector.exports.tasks", "webapp.analysis.tasks"])
+app = Celery("cellar", include=["collector.poller.tasks", "collector.exports.tasks", "webapp.analysis.tasks",
+                                "collector.alerts.tasks"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.beat_scheduler = "collector.poller.schedule:SwitchScheduler"
 

@@ -23,6 +23,7 @@ from collector.core.poll import PollResult, poll_switch
 from collector.core.profiles import ProfileError, get_profile
 from collector.core.readings import NOT_ANSWERED, summarize, summary_text
 from collector.core.snmp_types import SnmpAuthError, SnmpError, SnmpTimeout
+from collector.events import polled
 from collector.inventory.models import Port, Switch
 from collector.poller import metrics
 from collector.poller.models import SwitchHealth
@@ -137,6 +138,7 @@ def poll_once(switch_id: int) -> PollOutcome:
     unusable = any(not n.used and n.reason != NOT_ANSWERED for n in result.notes)
     status = "partial" if result.missing_columns or unusable else "ok"
     stored = ingest.ingest_or_spool(result, switch)
+    _record_events(switch)
     notes = summarize(result.notes)
     errors = [f"not answered: {', '.join(result.missing_columns)}"] if result.missing_columns else []
     errors += [summary_text(notes)] if notes else []
@@ -145,6 +147,18 @@ def poll_once(switch_id: int) -> PollOutcome:
     _record(switch, result.at, outcome, round(result.duration_s * 1000), result.varbinds, len(result.readings),
             notes)
     return outcome
+
+
+def _record_events(switch: Switch) -> None:
+    """Reboots, discontinuities and wraps of the rows just stored become events (collector/events).
+    Never fails the poll: the samples are stored, their flags say the same."""
+    flagged = ingest.take_flagged(switch.id)
+    if not flagged:
+        return
+    try:
+        polled.record_rows(switch.id, flagged)
+    except ingest.DB_DOWN as exc:
+        log.warning("poll %s: events not recorded, database unavailable (%s)", switch.name, exc.__class__.__name__)
 
 
 def _record(switch: Switch, at: float, outcome: PollOutcome, duration_ms: int, varbinds: int, samples: int,

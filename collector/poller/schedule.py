@@ -127,6 +127,13 @@ def static_entries() -> dict[str, dict]:
             "task": "cellar.infer_links", "schedule": float(settings.CELLAR_TOPOLOGY_INTERVAL),
             "options": {"queue": "default", "expires": settings.CELLAR_TOPOLOGY_INTERVAL},
         },
+        # Alert rules (collector/alerts/evaluate.py): every rule on every object of its scope, from
+        # the archive and the inventory; bounded per rule and per run, overlapping runs skip. Its
+        # notifications go out on the queue "notify" (cellar.send_notification), never here.
+        "alerts": {
+            "task": "cellar.evaluate_alerts", "schedule": float(settings.CELLAR_ALERTS_INTERVAL),
+            "options": {"queue": "default", "expires": settings.CELLAR_ALERTS_INTERVAL},
+        },
         # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
         "retention": {
             "task": "cellar.retention", "schedule": 3600.0,

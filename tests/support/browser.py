@@ -52,3 +52,16 @@ def log_in(context, base_url: str, role: str = "operator", username: str = "brow
     name = settings.SESSION_COOKIE_NAME
     context.add_cookies([{"name": name, "value": client.cookies[name].value, "url": base_url}])
     return user
+
+
+def watched_page(browser, base_url: str, role: str, username: str, viewport: dict):
+    """(context, page) logged in with `role`; page.errors collects console errors and uncaught
+    exceptions (CSP violations included) for the test to assert on. Close the context after."""
+    ctx = browser.new_context(viewport=viewport)
+    log_in(ctx, base_url, role, username=username)
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors
+    return ctx, pg

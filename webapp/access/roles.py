@@ -35,6 +35,10 @@ IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new o
 EDIT_GROUPS = "groups.change_group"                  # make, change and delete groups of series
 EDIT_TAGS = "groups.add_tag"                         # tag and untag switches, ports, VPs and VCs
 EDIT_BILLS = "billing.change_bill"                   # make, change and delete bills (and their groups)
+ACK_ALERTS = "alerts.change_state"                   # acknowledge and mute alerts (with an expiry)
+EDIT_ALERTS = "alerts.change_rule"                   # make, change, mute and delete alert rules
+EDIT_DESTINATIONS = "alerts.change_destination"      # notification destinations, "send test"
+POST_NOTES = "events.add_event"                      # post notes (events of kind "note") on pages and the API
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
 # installed yet) is skipped.
@@ -44,9 +48,12 @@ OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_ex
                      "external.view_externalseries", "groups.add_group", EDIT_GROUPS, "groups.delete_group",
                      "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag",
                      "personal.add_savedview", "personal.add_imagelink",
-                     "inventory.change_mapposition")   # move nodes on the map
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "external.*", "groups.*", "billing.*", "poller.view_switchhealth",
-                    "poller.view_hoststate",
+                     "inventory.change_mapposition",   # move nodes on the map
+                     ACK_ALERTS, "alerts.view_state", "alerts.add_rule", EDIT_ALERTS, "alerts.delete_rule",
+                     "alerts.view_rule", "alerts.add_destination", EDIT_DESTINATIONS, "alerts.delete_destination",
+                     POST_NOTES, "events.view_event")
+ADMIN = OPERATOR + ("inventory.*", "studies.*", "alerts.*", "events.*", "external.*", "groups.*", "billing.*",
+                    "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")
 ROLES: dict[str, tuple[str, ...]] = {"viewer": VIEWER, "operator": OPERATOR, "admin": ADMIN}

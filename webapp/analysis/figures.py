@@ -7,6 +7,9 @@ interval and the number of samples, so a screenshot of one figure says what it s
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from webapp.traffic import timeaxis
 
 BLUE, ORANGE, GREY, RED, GREEN = "#1f5fa8", "#d9730d", "#98a2b3", "#c0392b", "#2e7d32"
 Figure = dict[str, Any]
@@ -138,12 +141,17 @@ def _num(v: object) -> str:
     return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
 
 
-def all_figures(r: dict) -> list[dict]:
-    """Every figure of a result, in page order: [{id, figure, wide}]."""
+def all_figures(r: dict, zone: ZoneInfo | None = None) -> list[dict]:
+    """Every figure of a result, in page order: [{id, figure, wide}]; the time axes in `zone`
+    (the viewer's; the stored result and its CSV stay UTC)."""
     out: list[tuple[str, Figure, bool]] = [("series", series_figure(r), True)]
     for e in r.get("hurst") or []:
         out.append((f"hurst-{e['method'].lower().replace(' ', '-').replace('/', '')}", hurst_figure(e), False))
     out += [("acf", acf_figure(r), False), ("spectrum", spectrum_figure(r), False)]
     if r.get("correlation"):
         out += correlation_figures(r["correlation"])
+    if zone is not None:
+        for _, fig, _ in out:
+            if fig["layout"]["xaxis"].get("type") == "date":
+                timeaxis.localize(fig, zone)
     return [{"id": key, "figure": fig, "wide": wide} for key, fig, wide in out]

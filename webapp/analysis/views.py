@@ -161,7 +161,7 @@ def job_json(request: HttpRequest, job_id: int) -> HttpResponse:
     if job.status == S.DONE and job.result is not None:
         body["result"] = job.result
         if request.GET.get("figures", "1") != "0":
-            body["figures"] = figures.all_figures(job.result)
+            body["figures"] = figures.all_figures(job.result, getattr(request, "viewer_zone", None))
     return JsonResponse(body)
 
 

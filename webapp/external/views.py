@@ -9,11 +9,13 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 
-from collector.core.isotime import iso, parse_optional
+from collector.core.isotime import iso, parse_iso, parse_optional
 from collector.external import imports, read
 from collector.external.models import MAX_INTERVAL_S, NAME_RULE, UNITS, ExternalSeries
 from webapp.access import roles
+from webapp.personal.wallclock import wall_clock_texts
 
 FORM_FIELDS = ("name", "unit", "interval", "stamp", "source", "description")
 PRESETS = ((60, "1 minute"), (300, "5 minutes"), (900, "15 minutes"), (3600, "1 hour"), (86400, "1 day"))
@@ -84,13 +86,34 @@ def upload(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(reverse("external:series", args=[result.series.id]))
 
 
+def with_gaps(times: list[str], rates: list, bucket_s: int) -> tuple[list, list]:
+    """A None between two points more than 1.5 buckets apart: Plotly draws a gap there, not a
+    line across it. Judged on the UTC times, before they become wall-clock times (a clock change
+    is no gap)."""
+    out_t: list = []
+    out_r: list = []
+    prev = None
+    for t, r in zip(times, rates, strict=True):
+        now = parse_iso(t)
+        if prev is not None and (now - prev).total_seconds() > bucket_s * 1.5:
+            out_t.append(None)
+            out_r.append(None)
+        out_t.append(t)
+        out_r.append(r)
+        prev = now
+    return out_t, out_r
+
+
 def series_page(request: HttpRequest, series_id: int) -> HttpResponse:
     series = _series(series_id)
+    zone = timezone.get_current_timezone()      # the viewer's (webapp/personal); JSON and CSV stay UTC
+    first = read.iso_points(series.id, limit=TABLE_ROWS)
     head = [{"t": t, "value": v, "rate": v / series.interval_s}
-            for t, v in read.iso_points(series.id, limit=TABLE_ROWS)]
+            for t, (_, v) in zip(wall_clock_texts([t for t, _ in first], zone), first, strict=True)]
     times, rates, bucket = read.plot_points(series, PLOT_MAX_POINTS) if series.n_points else ([], [], 0)
-    plot = {"t": times, "rate": rates, "unit": f"{series.unit}/s", "name": series.name,
-            "bucket_s": bucket, "interval_s": series.interval_s}
+    times, rates = with_gaps(times, rates, bucket)
+    plot = {"t": wall_clock_texts(times, zone), "rate": rates, "unit": f"{series.unit}/s", "name": series.name,
+            "bucket_s": bucket, "interval_s": series.interval_s, "zone": zone.key}
     return render(request, "external/series.html", {
         "series": series, "head": head, "plot": plot, "bucket": bucket, "table_rows": TABLE_ROWS,
         "can_import": request.user.has_perm(roles.IMPORT_EXTERNAL)})

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from webapp.personal.models import Preference
+from webapp.personal.wallclock import is_utc
 
 
 class UnknownZone(ValueError):
@@ -91,10 +92,6 @@ def save(user, name: str, request: HttpRequest | None = None) -> ZoneInfo:
     if request is not None and getattr(request, "session", None) is not None:
         request.session[SESSION_KEY] = z.key if name else ""
     return z
-
-
-def is_utc(z: ZoneInfo) -> bool:
-    return z.key in ("UTC", "Etc/UTC", "Etc/Universal", "Universal", "Zulu", "Etc/Zulu")
 
 
 def local_text(value: datetime, z: ZoneInfo | None = None, seconds: bool = True) -> str:

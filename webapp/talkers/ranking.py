@@ -163,6 +163,15 @@ def _by_p95(req: TalkersRequest, plan: queries.Plan, sel: str, params: dict, fil
     return ranked[:req.n], totals
 
 
+class NothingInScope(BadRequest):
+    """The scope holds no series of the asked kind: a mistake in the request, unless the archive
+    holds no series at all (a new archive: the page says so without an error)."""
+
+    def __init__(self, message: str, empty_archive: bool):
+        super().__init__(message)
+        self.empty_archive = empty_archive
+
+
 def build(req: TalkersRequest) -> Ranking:
     started = time.perf_counter()
     _check_scope(req)
@@ -172,8 +181,9 @@ def build(req: TalkersRequest) -> Ranking:
     sel, params = queries.selection(req, group_ids)
     in_scope, no_capacity, archive = queries.counts(sel, params)
     if in_scope == 0:
-        raise BadRequest(f"no {req.metric} series of entity {req.entity} in {req.scope_text}"
-                         + (f" (direction {req.direction})" if req.direction != "both" else ""))
+        raise NothingInScope(f"no {req.metric} series of entity {req.entity} in {req.scope_text}"
+                             + (f" (direction {req.direction})" if req.direction != "both" else ""),
+                             empty_archive=archive == 0)
     cut = traffic_queries.retention_cutoffs(now)
     plan = queries.plan(lo, hi, in_scope, cut, done)
     filter_first = in_scope * 2 < archive

@@ -38,6 +38,8 @@ def _answer(request: HttpRequest, kind: str):
             return HttpResponse(orjson.dumps({"error": str(exc)}), status=400, content_type="application/json")
         if kind == "text":
             return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
+        if isinstance(exc, ranking.NothingInScope) and exc.empty_archive:
+            return _page(request, None, "Nothing archived yet: top talkers appear after the first polls.", 200)
         return _page(request, None, str(exc), 400)
     except TooSlow as exc:
         return too_slow_response(request, exc, kind)

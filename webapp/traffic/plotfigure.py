@@ -1,7 +1,7 @@
 """The whole figure of a plot as the page, the API (figure=1) and the images draw it: the lines
-(plots.build), burst and run bands, a group's total line (grouptotal.py), the comparison lines
-(compare.py), in the viewer's zone (timeaxis.py); and the answer of api/data around it. One
-place, so the PNG is the page's plot.
+(plots.build), burst and run bands, event markers (eventmarks.py), a group's total line
+(grouptotal.py), the comparison lines (compare.py), in the viewer's zone (timeaxis.py); and the
+answer of api/data around it. One place, so the PNG is the page's plot.
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.http import HttpRequest
 
-from webapp.traffic import bursts, compare, grouptotal, plots, runbands, service, timeaxis
+from collector.events import read as events
+from webapp.traffic import bursts, compare, eventmarks, grouptotal, plots, runbands, service, timeaxis
 from webapp.traffic.params import PlotRequest
 from webapp.traffic.service import Plan, Plotted
 
@@ -25,7 +26,10 @@ def zone_for(request: HttpRequest, req: PlotRequest) -> ZoneInfo:
 
 def figure(p: Plan, plotted: list[Plotted], earlier: list[compare.Fetched], found: list, zone: ZoneInfo) -> dict:
     fig = plots.build(plotted, p.unit, p.res, p.res_seconds, p.start, p.end, p.req.stack)
-    fig["layout"]["shapes"] += bursts.bands(found) + runbands.bands(p.runs, p.now)
+    fig["layout"]["shapes"] += bursts.bands(found) + runbands.bands(p.runs, p.now) + eventmarks.lines(p.events)
+    marks = eventmarks.trace(p.events)
+    if marks is not None:
+        fig["data"].append(marks)
     if p.req.group is not None and p.res != "raw" and p.unit != "pct" and plotted:
         fig["data"].append(grouptotal.trace(grouptotal.total(plotted), p.res_seconds, f"total of {p.group_name}",
                                             plots.typed))
@@ -50,6 +54,8 @@ def data_body(request: HttpRequest, plan: Plan, *, with_figure: bool, with_point
     body = service.data_json(plan, plotted, with_points=with_points)
     found = bursts.attach(body, plotted, rule, plan.res == "raw")
     body["runs"] = runbands.runs_json(plan.runs)
+    plan.events = events.touching([s.id for s in plan.series], plan.start, plan.end)
+    body["events"] = eventmarks.events_json(plan.events)
     zone = zone_for(request, plan.req)
     body["zone"] = zone.key
     note = timeaxis.bucket_day_note(plan.res, zone)

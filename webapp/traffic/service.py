@@ -38,6 +38,7 @@ class Plan:
     cut: dict[str, datetime | None]
     notes: list[str] = field(default_factory=list)
     runs: list[queries.RunBand] = field(default_factory=list)     # experiment runs overlapping the range
+    events: list = field(default_factory=list)      # collector/events read.Mark: events touching the series (plots)
     group_name: str = ""                                          # the group plotted (req.group), if any
     compare: list = field(default_factory=list)     # compare.Line: the earlier periods (webapp/traffic/compare.py)
 

@@ -21,52 +21,10 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from webapp.personal.wallclock import is_utc, shift_ms, wall_clock_texts
 from webapp.traffic import plots
 
-UTC_KEYS = ("UTC", "Etc/UTC", "Etc/Universal", "Universal", "Zulu", "Etc/Zulu")
 _STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d(?:\.\d+)?)?)")
-_DAY = 86400
-
-
-def is_utc(zone: ZoneInfo) -> bool:
-    return zone.key in UTC_KEYS
-
-
-def _offset(zone: ZoneInfo, t: float) -> float:
-    off = datetime.fromtimestamp(t, UTC).astimezone(zone).utcoffset()
-    return off.total_seconds() if off is not None else 0.0
-
-
-def transitions(zone: ZoneInfo, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
-    """(instants, offsets): the offset in force from each instant (epoch seconds) on, over [lo, hi]."""
-    lo, hi = lo - _DAY, hi + _DAY
-    at, offs = [lo], [_offset(zone, lo)]
-    t = lo
-    while t < hi:
-        nxt = min(t + _DAY, hi)
-        o = _offset(zone, nxt)
-        if o != offs[-1]:
-            a, b = t, nxt                 # offs[-1] at a, o at b: find the first second of o
-            while b - a > 1:
-                m = (a + b) // 2
-                if _offset(zone, m) == offs[-1]:
-                    a = m
-                else:
-                    b = m
-            at.append(b)
-            offs.append(o)
-        t = nxt
-    return np.asarray(at, dtype=np.float64), np.asarray(offs, dtype=np.float64)
-
-
-def shift_ms(x_ms: np.ndarray, zone: ZoneInfo) -> np.ndarray:
-    """Epoch milliseconds (UTC) to the zone's wall-clock times, as epoch milliseconds (NaN stays)."""
-    finite = x_ms[np.isfinite(x_ms)]
-    if not len(finite):
-        return x_ms
-    at, offs = transitions(zone, float(finite.min()) / 1000, float(finite.max()) / 1000)
-    idx = np.searchsorted(at * 1000, np.nan_to_num(x_ms, nan=at[0] * 1000), side="right") - 1
-    return x_ms + offs[np.clip(idx, 0, len(offs) - 1)] * 1000
 
 
 def _shift_text(value: str, zone: ZoneInfo) -> str:
@@ -79,8 +37,8 @@ def _shift_x(x, zone: ZoneInfo):
     if isinstance(x, dict) and x.get("dtype") == "f8":
         values = np.frombuffer(base64.b64decode(x["bdata"]), "<f8")
         return plots.typed(shift_ms(values, zone))
-    if isinstance(x, list):
-        return [_shift_text(v, zone) if isinstance(v, str) else v for v in x]
+    if isinstance(x, list) and any(isinstance(v, str) for v in x):
+        return wall_clock_texts(x, zone)
     return x
 
 

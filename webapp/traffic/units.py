@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from collector.core.facts import CELL_BYTES, PAYLOAD_BYTES
+from collector.core.facts import CELL_BYTES, PAYLOAD_BYTES, bits_per_unit
 from webapp.traffic.catalog import SeriesInfo
 
 
@@ -54,12 +54,12 @@ def factor(s: SeriesInfo, unit: str) -> float:
         return 100.0 / s.capacity_per_s
     if counts_cells(s):
         table = {"cells": 1.0, "mbps_cells": CELL_BYTES * 8 / 1e6, "mbps_payload": PAYLOAD_BYTES * 8 / 1e6,
-                 "bps": CELL_BYTES * 8.0}
+                 "bps": float(bits_per_unit("cells") or 0)}
     elif atm_port_octets(s):
         table = {"cells": 1 / CELL_BYTES, "mbps_cells": 8 / 1e6, "mbps_payload": 8 / 1e6 * PAYLOAD_BYTES / CELL_BYTES,
-                 "bps": 8.0}
+                 "bps": float(bits_per_unit("octets") or 0)}
     elif s.unit == "octets":
-        table = {"bps": 8.0}
+        table = {"bps": float(bits_per_unit("octets") or 0)}
     elif s.unit == "packets":
         table = {"pps": 1.0}
     else:

@@ -76,6 +76,25 @@ def test_hurst_of_a_long_range_dependent_series_read_from_the_archive(client, lr
     # every figure the page draws comes with the JSON: one per estimator, ACF, spectrum, the series
     ids = [f["id"] for f in body["figures"]]
     assert {"series", "acf", "spectrum"} <= set(ids) and sum(i.startswith("hurst-") for i in ids) == len(methods)
+    # a viewer in another zone gets the same figures with the time axis on their wall clock
+    from datetime import datetime, timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from webapp.personal import zones
+
+    tester = get_user_model().objects.get(username="tester")
+    zones.save(tester, "Asia/Kolkata")
+    viewer = Client()
+    viewer.force_login(tester)                  # a new session: the zone is read at login
+    local = viewer.get(f"/analysis/api/jobs/{body['id']}").json()
+    utc_fig, local_fig = (next(f["figure"] for f in b["figures"] if f["id"] == "series") for b in (body, local))
+    assert utc_fig["layout"]["xaxis"]["title"]["text"] == "time (UTC)"
+    assert local_fig["layout"]["xaxis"]["title"]["text"] == "time (Asia/Kolkata)"
+    first_utc, first_local = (datetime.fromisoformat(f["data"][0]["x"][0]) for f in (utc_fig, local_fig))
+    assert first_local - first_utc == timedelta(hours=5, minutes=30)
+    assert local["result"] == body["result"]                   # the stored result stays UTC
 
 
 def test_interpolating_gaps_is_stated_and_counted(client, lrd):

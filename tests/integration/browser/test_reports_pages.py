@@ -12,7 +12,7 @@ import pytest
 from collector.billing import closing
 from collector.billing.models import Bill
 from collector.groups.models import Group
-from tests.support.browser import SHOTS, chromium, log_in
+from tests.support.browser import SHOTS, chromium, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("plain_static")]
 KEEP = Path("/work/shots/talkers")
@@ -25,13 +25,7 @@ def browser():
 
 @pytest.fixture
 def page(browser, live_server, transactional_db):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
-    log_in(ctx, live_server.url, "admin")
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors
+    ctx, pg = watched_page(browser, live_server.url, "admin", "browser", {"width": 1400, "height": 900})
     yield pg
     ctx.close()
 

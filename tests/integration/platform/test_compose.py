@@ -22,13 +22,14 @@ def _command(service: dict) -> str:
 
 def test_services_and_their_commands():
     services = COMPOSE["services"]
-    assert {"db", "redis", "web", "worker", "beat", "migrate"} <= set(services)
+    assert {"db", "redis", "web", "worker", "beat", "migrate", "trapd"} <= set(services)
+    assert "manage.py trapd" in _command(services["trapd"]) and "162:1162/udp" in services["trapd"]["ports"]
     assert services["db"]["image"].startswith("timescale/timescaledb:")
     assert "gunicorn webapp.wsgi:application" in _command(services["web"])
     assert "celery -A collector.poller.celery_app worker" in _command(services["worker"])
     assert "celery -A collector.poller.celery_app beat" in _command(services["beat"])
     assert "manage.py migrate" in _command(services["migrate"])
-    for name in ("db", "redis", "web", "worker", "beat"):
+    for name in ("db", "redis", "web", "worker", "beat", "trapd"):
         assert "healthcheck" in services[name], f"{name} has no health check"
     assert "db-data" in COMPOSE["volumes"]
 
@@ -60,6 +61,6 @@ def test_every_environment_name_is_documented_and_known_to_settings():
 
 
 def test_the_env_file_is_wired_to_every_app_service():
-    for name in ("web", "worker", "beat", "migrate"):
+    for name in ("web", "worker", "beat", "migrate", "trapd"):
         service = {**COMPOSE["x-app"], **COMPOSE["services"][name]}
         assert service.get("env_file") == ".env"

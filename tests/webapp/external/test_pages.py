@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -40,7 +41,7 @@ def test_an_operator_uploads_and_lands_on_the_series_page_with_the_result(client
     page = client.get(r.url).content.decode()
     assert ("8 points stored in new series sprint-cells (cells per 900 s), intervals starting 2026-11-20T00:00:00Z "
             "to 2026-11-20T01:45:00Z; 1 empty (missing) value not stored.") in page
-    assert "<td>2026-11-20T00:15:00Z</td>" in page and "<td class=\"num\">1.000</td>" in page   # 900 cells / 900 s
+    assert "<td>2026-11-20 00:15:00</td>" in page and "<td class=\"num\">1.000</td>" in page   # 900 cells / 900 s
     assert 'src="/static/traffic/vendor/plotly.min.js"' in page and 'src="/static/external/series.js"' in page
     assert 'id="external-plot-data" type="application/json"' in page
     assert not re.findall(r"<script(?![^>]*(src=|application/json))[^>]*>", page)
@@ -152,3 +153,27 @@ def test_a_long_series_is_drawn_in_buckets_of_whole_intervals(client):
     assert rates == [0.5] * 100                                    # mean rate of 1, 0, 1, 0 ... octets/s
     page = client.get(f"/external/{s.id}/").content.decode()
     assert "each point is the mean rate of the stored intervals in a bucket" not in page   # 1,000 <= 5,000 drawn
+
+
+def test_a_viewer_in_another_zone_sees_local_interval_starts_while_json_and_csv_keep_utc(db):
+    from webapp.personal import zones
+
+    s = imported()
+    user = make_user("kolkata", "viewer")
+    zones.save(user, "Asia/Kolkata")
+    c = Client()
+    c.force_login(user)
+    page = c.get(f"/external/{s.id}/").content.decode()
+    data = re.search(r'<script id="external-plot-data" type="application/json">(.*?)</script>', page, re.S)
+    plot = json.loads(data.group(1))
+    assert plot["zone"] == "Asia/Kolkata" and plot["t"][0] == "2026-11-20 05:30:00"
+    assert "Interval start (Asia/Kolkata)" in page and "<td>2026-11-20 05:30:00</td>" in page
+    assert c.get(f"/external/{s.id}.json").json()["points"][0][0] == "2026-11-20T00:00:00Z"
+
+
+def test_a_missing_interval_is_a_gap_in_the_plot_data(client):
+    rows = "".join(f"{(T0 + timedelta(seconds=900 * k)):%Y-%m-%dT%H:%M:%SZ},1\n" for k in (0, 1, 2, 5, 6))
+    s = imports.import_csv(rows, imports.SeriesSpec("holey", "cells", 900)).series
+    page = client.get(f"/external/{s.id}/").content.decode()
+    plot = json.loads(re.search(r'id="external-plot-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    assert plot["t"][3] is None and plot["rate"][3] is None and len(plot["t"]) == 6

@@ -100,3 +100,11 @@ def test_bad_input_says_what_is_wrong(net, client, query, message):
     assert message in body["error"]
     r = client.get(f"/talkers/?{query}")
     assert r.status_code == 400 and message.replace("'", "&#x27;") in r.content.decode()
+
+
+def test_a_new_archive_is_not_an_error_on_the_page_but_is_in_the_api(client):
+    """No series at all yet (a fresh `make run` before the first polls): the page says so and
+    answers 200; the JSON still answers 400 with the reason, as for any empty scope."""
+    r = client.get("/talkers/")
+    assert r.status_code == 200 and "Nothing archived yet" in r.content.decode()
+    assert "no traffic series of entity port" in api(client, "", 400)["error"]

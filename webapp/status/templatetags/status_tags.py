@@ -184,12 +184,12 @@ def history_strip(buckets, width: int = 240, height: int = 26, rtt_scale=None):
 
 
 @register.simple_tag(takes_context=True)
-def nav_class(context, prefix: str) -> str:
+def nav_class(context, *prefixes: str) -> str:
+    """'active' when the page is under one of the prefixes (a menu names all of its items')."""
     request = context.get("request")
     path = getattr(request, "path", "")
-    if prefix == "/":
-        return "active" if path == "/" else ""
-    return "active" if path.startswith(prefix) else ""
+    hit = any(path == "/" if prefix == "/" else path.startswith(prefix) for prefix in prefixes)
+    return "active" if hit else ""
 
 
 @register.simple_tag

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from collector.archive.models import PollLog, Series
+from collector.events import read as events
 from collector.inventory.models import Switch, VirtualChannel, VirtualPath
 from collector.poller import actions
 from webapp.access import roles
@@ -60,7 +61,7 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
     context = {"switch": switch, "h": health, "health": health_of(switch, health, now), "summary": summary,
                "rows": rows, "table": table, "polls": polls, "links": links, "state": state,
                "include_gone": include_gone, "now": now, "value_notes": q.value_notes(switch),
-               "stale": stale(table.latest, switch, now), "tab": "ports"}
+               "stale": stale(table.latest, switch, now), "tab": "ports", "events": events.recent(switch_id=switch.id)}
     return render(request, "status/switch_detail.html", context)
 
 
@@ -115,6 +116,7 @@ def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
     if resp:
         return resp
     now = timezone.now()
+    port_events = events.recent(port_id=p.id)
     data = q.load_network(rate_switch_ids=[switch.id], around=[switch.id])
     table = port_table(switch, data.net, include_gone=True, port_ids=[p.id], data=data)
     row = table.rows[0]
@@ -139,5 +141,6 @@ def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
                "xcs": [pvc_row(data, x, t) for x, t in xcs],
                "neighbors": [neighbor_view(data, nb) for nb in data.net.neighbors.get(p.id, [])],
                "plot_in": plot_url(switch.name, p.name, "in"), "plot_out": plot_url(switch.name, p.name, "out"),
-               "now": now, "stale": stale(table.latest, switch, now)}
+               "now": now, "stale": stale(table.latest, switch, now), "events": port_events,
+               "state_event": events.newer_state(port_events, switch.discovered_at, p.oper_status)}
     return render(request, "status/port_detail.html", context)

@@ -1,4 +1,5 @@
-"""python manage.py rotate_secrets: re-encrypt every stored SNMP secret under CELLAR_SECRETS_KEY.
+"""python manage.py rotate_secrets: re-encrypt every stored secret (SNMP credentials, alert destinations'
+URLs) under CELLAR_SECRETS_KEY.
 
 Values written under a key listed in CELLAR_SECRETS_OLD_KEYS are re-encrypted (MultiFernet.rotate)
 in one transaction; values already under the current key are left alone (a second run rotates
@@ -19,7 +20,7 @@ class Command(BaseCommand):
             r = secrets.rotate()
         except secrets.Undecryptable as exc:
             raise CommandError(
-                f"the stored secrets of {len(exc.switches)} switches decrypt under no configured key: "
+                f"the stored secrets of {len(exc.switches)} switches (or other rows) decrypt under no configured key: "
                 f"{', '.join(exc.switches)}. Put the key they were written with in CELLAR_SECRETS_OLD_KEYS, or "
                 "re-enter their credentials (admin). Nothing was changed") from None
         self.stdout.write(f"rotate_secrets: {r.rotated} secrets re-encrypted under the current key, "

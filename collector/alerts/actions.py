@@ -1,0 +1,53 @@
+"""What operators do to alerts from the page or the admin: acknowledge, mute (each with an expiry),
+and the "send test" of a destination. The page app calls these; it never writes the tables."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from collector.alerts import notify
+from collector.alerts.models import Destination, Rule, State
+from collector.alerts.rules import AlertError
+
+MAX_HOURS = 24 * 30
+
+
+def _expiry(hours: str) -> timedelta:
+    text = str(hours or "").strip()
+    try:
+        value = float(text)
+    except ValueError:
+        raise AlertError(f"hours {text!r} is not a number: give 0.1 to {MAX_HOURS} hours") from None
+    if not 0.1 <= value <= MAX_HOURS:
+        raise AlertError(f"an acknowledgement or a mute lasts 0.1 to {MAX_HOURS} hours (30 days), not {text}")
+    return timedelta(hours=value)
+
+
+def acknowledge(state: State, user, hours: str, note: str = "") -> State:
+    """A firing or pending alert acknowledged until the expiry (or until it resolves)."""
+    if state.state not in ("firing", "pending"):
+        raise AlertError(f"only a firing or pending alert is acknowledged; this one is {state.state}")
+    state.acked_by, state.ack_until, state.ack_note = user, timezone.now() + _expiry(hours), note.strip()[:300]
+    state.save(update_fields=["acked_by", "ack_until", "ack_note"])
+    return state
+
+
+def unacknowledge(state: State) -> None:
+    state.acked_by, state.ack_until, state.ack_note = None, None, ""
+    state.save(update_fields=["acked_by", "ack_until", "ack_note"])
+
+
+def mute_state(state: State, hours: str) -> None:
+    """No notification for this object until the expiry ("0" or "" unmutes)."""
+    state.muted_until = None if str(hours).strip() in ("", "0") else timezone.now() + _expiry(hours)
+    state.save(update_fields=["muted_until"])
+
+
+def mute_rule(rule: Rule, hours: str) -> None:
+    rule.muted_until = None if str(hours).strip() in ("", "0") else timezone.now() + _expiry(hours)
+    rule.save(update_fields=["muted_until"])
+
+
+def send_test(destination: Destination, user) -> int:
+    return notify.enqueue_test(destination, getattr(user, "username", "") or "someone")

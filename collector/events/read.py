@@ -1,0 +1,120 @@
+"""How pages, plots and the API read events (bounded: every reader names its limit).
+
+An event TOUCHES a plotted series when it names the series' VC, VP or port, or names only the
+series' switch (a reboot: every series of the switch; a wrap or discontinuity: the series its
+data lists), or is a note naming nothing (a note about the whole network: every plot).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Q, QuerySet
+
+from collector.archive.models import Series
+from collector.events.models import KIND_NAMES, Event
+from collector.inventory.models import Port, Switch
+
+MAX_MARKS = 200            # markers on one plot (the most recent that touch it)
+MAX_LIST = 500             # rows of one page of the events list / API
+PAGE_LIST = 50             # events listed on a switch or port page
+
+# The plot's series' switches, ports, VPs and VCs first (one small aggregate), then the events of
+# those switches in the range (index switch+at), newest first; notes about the whole network
+# come from their own branch (index kind+at). Kept one statement: one round trip per plot.
+_TOUCHING = f"""
+WITH s AS (SELECT array_agg(DISTINCT switch_id) AS sw, array_agg(DISTINCT port_id) AS p,
+                  array_agg(DISTINCT vp_id) AS vp, array_agg(DISTINCT vc_id) AS vc,
+                  array_agg(jsonb_build_array(id)) AS js
+             FROM {Series._meta.db_table} WHERE id = ANY(%(ids)s)),
+     hit AS (
+  (SELECT e.* FROM {Event._meta.db_table} e, s
+    WHERE e.switch_id = ANY(s.sw) AND e.at >= %(start)s AND e.at <= %(end)s
+      AND (e.vc_id = ANY(s.vc)
+           OR (e.vc_id IS NULL AND e.vp_id = ANY(s.vp))
+           OR (e.vc_id IS NULL AND e.vp_id IS NULL AND e.port_id = ANY(s.p))
+           OR (e.vc_id IS NULL AND e.vp_id IS NULL AND e.port_id IS NULL
+               AND (NOT e.data ? 'series' OR e.data -> 'series' @> ANY(s.js))))
+    ORDER BY e.at DESC LIMIT {MAX_MARKS})
+  UNION ALL
+  (SELECT e.* FROM {Event._meta.db_table} e
+    WHERE e.kind = 'note' AND e.switch_id IS NULL AND e.host_id IS NULL AND e.at >= %(start)s AND e.at <= %(end)s
+    ORDER BY e.at DESC LIMIT {MAX_MARKS}))
+SELECT h.id, h.at, h.kind, h.source, h.message, coalesce(sw.name, ''), coalesce(p.name, ''), h.vp_id, h.vc_id
+  FROM hit h
+  LEFT JOIN {Switch._meta.db_table} sw ON sw.id = h.switch_id
+  LEFT JOIN {Port._meta.db_table} p ON p.id = h.port_id
+ ORDER BY h.at DESC, h.id DESC LIMIT {MAX_MARKS}"""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An event as a plot draws it."""
+    id: int
+    at: datetime
+    kind: str
+    source: str
+    message: str
+    switch: str
+    port: str
+
+
+def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark]:
+    """The events in [start, end] that touch any of the series, oldest first (at most MAX_MARKS,
+    the most recent)."""
+    if not series_ids:
+        return []
+    with connection.cursor() as cur:
+        cur.execute(_TOUCHING, {"start": start, "end": end, "ids": list(series_ids)})
+        rows = cur.fetchall()
+    return [Mark(i, at, kind, source, msg, sw, port) for i, at, kind, source, msg, sw, port, _, _ in reversed(rows)]
+
+
+def recent(*, switch_id: int | None = None, port_id: int | None = None, limit: int = PAGE_LIST) -> list[Event]:
+    """The newest events of a switch (all of them: its ports', VPs', VCs' too) or of one port
+    (its VPs' and VCs' too)."""
+    qs = Event.objects.select_related("switch", "port", "vp", "vc", "actor")
+    if port_id is not None:
+        qs = qs.filter(port_id=port_id)
+    elif switch_id is not None:
+        qs = qs.filter(switch_id=switch_id)
+    return list(qs.order_by("-at", "-id")[:min(limit, MAX_LIST)])
+
+
+@dataclass
+class Filters:
+    kinds: list[str]
+    switch: str = ""
+    port: str = ""
+    start: datetime | None = None
+    end: datetime | None = None
+    text: str = ""
+
+    def query(self) -> QuerySet:
+        qs = Event.objects.select_related("switch", "port", "vp", "vc", "host", "actor")
+        kinds = [k for k in self.kinds if k in KIND_NAMES]
+        if kinds:
+            qs = qs.filter(kind__in=kinds)
+        if self.switch:
+            qs = qs.filter(Q(switch__name=self.switch) | Q(data__agent=self.switch))
+        if self.port:
+            qs = qs.filter(port__name=self.port)
+        if self.start is not None:
+            qs = qs.filter(at__gte=self.start)
+        if self.end is not None:
+            qs = qs.filter(at__lt=self.end)
+        if self.text:
+            qs = qs.filter(message__icontains=self.text)
+        return qs.order_by("-at", "-id")
+
+
+def newer_state(port_events: list[Event], discovered_at: datetime | None, oper_status: str) -> Event | None:
+    """The newest port_state event among `port_events` (newest first) when a trap set the port's
+    present state after the switch's last discovery: the page says the state came from it."""
+    ev = next((e for e in port_events if e.kind == "port_state"), None)
+    if ev is None or ev.source != "trap" or ev.data.get("to") != oper_status:
+        return None
+    if discovered_at is not None and ev.at <= discovered_at:
+        return None
+    return ev

@@ -1,0 +1,107 @@
+"""The alerts page and the operators' forms: states, history, failing destinations, the cost of the
+evaluation; refusals shown with their reason; viewers read only."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from collector.alerts import evaluate, rules
+from collector.alerts.models import Destination, Notification, Rule, State
+from tests.support import traffic_factory as f
+from tests.support.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sw(db):
+    sw = f.switch("asx-page")
+    port = f.port(sw, "A1")
+    port.oper_status = "down"
+    port.save()
+    f.series(port, "in")
+    return sw
+
+
+def test_page_shows_states_history_cost_and_a_failing_destination(client, sw):
+    dest = Destination.objects.create(name="noc-hook", url="json://127.0.0.1:9/hook?token=abc",
+                                      failing_since=timezone.now(), last_error="Connection refused")
+    rules.save({"name": "ports down", "kind": "status", "scope": "switch", "switch": "asx-page",
+                "window_minutes": "0"}, [dest.id])
+    evaluate.run()
+    page = client.get("/alerts/").content.decode()
+    assert "ports down" in page and "asx-page A1" in page and 'class="badge bad">firing' in page
+    assert "ok → <strong>firing</strong>" in page
+    assert "Last evaluation" in page and " ms</strong> for 1 rules and 1 objects" in page
+    assert 'id="failing-' in page and "Connection refused" in page and "1 message waiting" in page
+    assert "token=abc" not in page
+    assert Notification.objects.get().status == "queued"
+
+
+def test_rule_form_refuses_with_the_reason_and_saves(client, sw):
+    r = client.post("/alerts/rules/new", {"name": "hot", "kind": "rate", "scope": "switch", "switch": "asx-page",
+                                          "threshold": "150", "unit": "pct"})
+    assert r.status_code == 400 and "150 % is above 100 % of capacity" in r.content.decode()
+    r = client.post("/alerts/rules/new", {"name": "hot", "kind": "rate", "scope": "pattern", "pattern": ""})
+    assert r.status_code == 400 and "the pattern is empty" in r.content.decode()
+    assert not Rule.objects.exists()
+    r = client.post("/alerts/rules/new", {"name": "hot", "kind": "rate", "scope": "switch", "switch": "asx-page",
+                                          "threshold": "80", "recovery": "70", "unit": "pct", "window_minutes": "5"})
+    assert r.status_code == 302 and Rule.objects.get().recovery == 70
+    rule = Rule.objects.get()
+    assert client.get(f"/alerts/rules/{rule.id}/edit").status_code == 200
+    r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "mute", "hours": "2"}, follow=True)
+    assert "muted until" in r.content.decode()
+    port_id = sw.ports.get().id
+    r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "override", "object": f"port:{port_id}",
+                                                        "threshold": "120"}, follow=True)
+    assert "a threshold of 120 % is above 100 %" in r.content.decode()
+    r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "override", "object": f"port:{port_id}",
+                                                        "threshold": "95", "recovery": "90"}, follow=True)
+    assert f"override port:{port_id}: 95, recovery 90" in r.content.decode()
+
+
+def test_destination_form_and_send_test(client):
+    r = client.post("/alerts/destinations/new", {"name": "bad", "url": "nonsense://x"}, follow=True)
+    assert "does not parse" in r.content.decode() and not Destination.objects.exists()
+    client.post("/alerts/destinations/new", {"name": "hook", "url": "json://127.0.0.1:9/h"})
+    dest = Destination.objects.get()
+    r = client.post(f"/alerts/destinations/{dest.id}/action", {"action": "test"}, follow=True)
+    assert "test notification to hook queued" in r.content.decode()
+    assert Notification.objects.get().kind == "test"
+
+
+def test_ack_with_expiry_and_viewers_read_only(client, sw):
+    rules.save({"name": "down", "kind": "status", "scope": "switch", "switch": "asx-page", "window_minutes": "0"}, [])
+    evaluate.run()
+    state = State.objects.get()
+    r = client.post(f"/alerts/states/{state.id}/ack", {"action": "ack", "hours": "9999"}, follow=True)
+    assert "0.1 to 720 hours" in r.content.decode()
+    client.post(f"/alerts/states/{state.id}/ack", {"action": "ack", "hours": "4", "note": "on it"})
+    state.refresh_from_db()
+    assert state.ack_until and state.ack_note == "on it"
+    assert "acknowledged by tester" in client.get("/alerts/").content.decode()
+    viewer = Client()
+    viewer.force_login(make_user("v", "viewer"))
+    assert viewer.get("/alerts/").status_code == 200
+    assert viewer.post(f"/alerts/states/{state.id}/ack", {"action": "unack"}).status_code == 403
+    assert "acknowledge</button>" not in viewer.get("/alerts/").content.decode()
+
+
+def test_admin_rule_form_uses_the_same_checks(sw, settings):
+    admin = Client()
+    admin.force_login(make_user("boss", "admin"))
+    url = f"/{settings.CELLAR_ADMIN_PATH}alerts/rule/add/"
+    form = {"name": "hot", "kind": "rate", "scope": "switch", "switch": str(sw.id), "entity": "port",
+            "direction": "both", "unit": "pct", "comparison": "above", "threshold": "101", "mode": "avg",
+            "window_minutes": "5", "count": "3", "enabled": "on", "overrides-TOTAL_FORMS": "0",
+            "overrides-INITIAL_FORMS": "0"}
+    r = admin.post(url, form)
+    assert r.status_code == 200 and "101 % is above 100 % of capacity" in r.content.decode()
+    assert not Rule.objects.exists()
+    r = admin.post(url, form | {"threshold": "90", "recovery": "80"})
+    assert r.status_code == 302, r.content.decode()[:3000]
+    assert Rule.objects.get().switch_id == sw.id
+    r = admin.post(f"/{settings.CELLAR_ADMIN_PATH}alerts/destination/add/", {"name": "x", "url": "bogus"})
+    assert "does not parse" in r.content.decode() and not Destination.objects.exists()

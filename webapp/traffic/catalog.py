@@ -11,10 +11,10 @@ from dataclasses import dataclass, fields
 from django.db.models import Case, Count, Q, QuerySet, Value, When, Window
 
 from collector.archive.models import Series
+from collector.archive.prepared import server_cursor
 from collector.core.facts import capacity_per_s
 from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
 from collector.inventory.ports import IF_INDEX_REF, PortLookupError, find_port
-from webapp.traffic import pgbinary
 
 DIRECTION_WORD = {"in": "Receive", "out": "Transmit", "": ""}
 METRIC_WORD = {"cells": "cells", "octets": "octets", "ucast_pkts": "unicast packets", "discards": "discards",
@@ -120,7 +120,7 @@ def load_series(ids: list[int]) -> list[SeriesInfo]:
     year of one port's buckets, mostly building Switch objects and decrypting their secrets.
     Prepared (once per database connection): planning the five-table join took four times as
     long as running it."""
-    with pgbinary.server_cursor() as cur:
+    with server_cursor() as cur:
         cur.execute(ROW_SQL, [list(ids)], prepare=True)
         found = {row[0]: from_row(row) for row in cur.fetchall()}
     return in_order(ids, found)

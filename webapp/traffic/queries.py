@@ -18,6 +18,7 @@ from django.db import connection
 
 from collector.archive import rollup
 from collector.archive.positions import Positions, layout_positions, position_expr
+from collector.archive.prepared import server_cursor
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
@@ -78,7 +79,7 @@ def series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | 
                      ) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None], list[RunBand]]:
     """catalog.load_series(ids), now_and_watermarks() and the runs that may overlap [lo or now - span,
     hi or now] in one round trip."""
-    with pgbinary.server_cursor() as cur:
+    with server_cursor() as cur:
         # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
         # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
         cur.execute(_SERIES_AND_CLOCK, [hi, lo, span, list(ids)], prepare=True, binary=True)

@@ -97,8 +97,10 @@ def statement_budget(name: str) -> Iterator[int]:
                 cur.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
         else:
             with transaction.atomic():
-                with connection.cursor() as cur:
-                    set_timeout(cur, ms)
+                with connection.cursor() as cur, connection.connection.pipeline():
+                    # BEGIN and the SET in one round trip (psycopg's pipeline mode): a round trip
+                    # costs 0.05-0.7 ms here, a sixth of a one-port plot (docs/benchmarks.md, 3a)
+                    cur.execute("SELECT set_config('statement_timeout', %s, true)", [f"{int(ms)}ms"])
                 yield ms
     except (OperationalError, psycopg.OperationalError) as exc:
         # psycopg's own error when the statement ran on a raw cursor (COPY, prepared reads).

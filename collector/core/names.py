@@ -14,9 +14,13 @@ claim names) and by the status pages (which host a port label names):
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 from netutils.interface import canonical_interface_name
 
+T = TypeVar("T")
 _BOARD = re.compile(r"^\d+(?=[A-Za-z])")
 
 
@@ -43,8 +47,12 @@ def interface_key(name: str) -> str:
     return long.lower()
 
 
-def _norm(text: str) -> str:
+def normalised(text: str) -> str:
+    """A name or label as label_matches_name compares it."""
     return text.strip().strip(".").lower()
+
+
+_norm = normalised
 
 
 def label_matches_name(label: str, name: str) -> bool:
@@ -59,6 +67,32 @@ def label_matches_name(label: str, name: str) -> bool:
         return True
     # Truncated in the middle of a dotted label: "houdini.tioc." vs "houdini.tioc"
     return len(a) >= 12 and a.startswith(b)
+
+
+class NameIndex(Generic[T]):
+    """The items whose name a label designates (`label_matches_name`), without comparing the label
+    with every name: in every match one normalised string is a prefix of the other, so the
+    candidates are the label's own prefixes (dictionary look-ups) and the names that start with
+    the label (a range of the sorted names). A switch page with 100,000 ports and 1,000 hosts
+    made 10^8 comparisons before."""
+
+    def __init__(self, named: Iterable[tuple[str, T]]):
+        self._by_norm: dict[str, list[tuple[str, T]]] = {}
+        for name, item in named:
+            self._by_norm.setdefault(_norm(name), []).append((name, item))
+        self._sorted = sorted(self._by_norm)
+
+    def matches(self, label: str) -> list[T]:
+        """The items label_matches_name(label, name) holds for, in the order they were given."""
+        a = _norm(label)
+        if len(a) < 3:
+            return []
+        keys = {a[:i] for i in range(1, len(a) + 1) if a[:i] in self._by_norm}
+        at = bisect_left(self._sorted, a)
+        while at < len(self._sorted) and self._sorted[at].startswith(a):
+            keys.add(self._sorted[at])
+            at += 1
+        return [item for key in keys for name, item in self._by_norm[key] if label_matches_name(label, name)]
 
 
 def host_part(name: str) -> str:

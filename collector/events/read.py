@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection
 from django.db.models import Q, QuerySet
 
 from collector.archive.models import Series
+from collector.archive.prepared import server_cursor
 from collector.events.models import KIND_NAMES, Event
 from collector.inventory.models import Port, Switch
 
@@ -65,8 +65,8 @@ def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark
     the most recent)."""
     if not series_ids:
         return []
-    with connection.cursor() as cur:
-        cur.execute(_TOUCHING, {"start": start, "end": end, "ids": list(series_ids)})
+    with server_cursor() as cur:           # prepared: planning the statement cost 10x running it
+        cur.execute(_TOUCHING, {"start": start, "end": end, "ids": list(series_ids)}, prepare=True)
         rows = cur.fetchall()
     return [Mark(i, at, kind, source, msg, sw, port) for i, at, kind, source, msg, sw, port, _, _ in reversed(rows)]
 

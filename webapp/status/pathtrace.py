@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from collector.core.names import NameIndex
 from collector.inventory.linkinfer import MIN_CONFIDENCE
 from webapp.status.pathmodel import (
     Connection,
@@ -45,7 +46,6 @@ from webapp.status.pathmodel import (
     SwitchInfo,
     Trace,
     XcInfo,
-    label_matches_name,
 )
 
 
@@ -105,7 +105,9 @@ class Network:
         self.xc_out: dict[tuple, list[XcInfo]] = {}
         self.xc_by_in_port: dict[int, list[XcInfo]] = {}
         self.xc_by_out_port: dict[int, list[XcInfo]] = {}
+        self.xc_by_switch: dict[int, list[XcInfo]] = {}
         for x in self.xcs:
+            self.xc_by_switch.setdefault(x.switch_id, []).append(x)
             self.xc_in.setdefault((x.kind, x.in_port_id, x.in_vpi, x.in_vci), []).append(x)
             self.xc_out.setdefault((x.kind, x.out_port_id, x.out_vpi, x.out_vci), []).append(x)
             self.xc_by_in_port.setdefault(x.in_port_id, []).append(x)
@@ -124,6 +126,7 @@ class Network:
         self._attachment_seen: set[tuple[int, int]] = set()
         # inferred links the tracer does not follow (in conflict, too weak), to say so where a trace stops
         self.unused: dict[int, list[tuple[LinkInfo, PortInfo]]] = {}
+        self._switch_names: tuple[NameIndex[SwitchInfo], dict[int, int]] | None = None
         self._build_neighbors(infer)
 
     # -- topology -------------------------------------------------------------------------
@@ -166,15 +169,21 @@ class Network:
                 explicit.add(a.id)
         if not infer:
             return
-        # Port labels naming exactly one host.
+        # Port labels naming exactly one host (by name or address), looked up in an index.
         hosts = sorted(self.hosts.values(), key=lambda h: h.id)
+        by_name = NameIndex((h.name, h) for h in hosts)
+        by_address: dict[str, list[HostInfo]] = {}
+        for h in hosts:
+            if h.address:
+                by_address.setdefault(h.address, []).append(h)
         for p in sorted(self.ports.values(), key=lambda p: p.id):
             if p.id in explicit or not p.label or p.is_control:
                 continue
-            hits = [h for h in hosts if label_matches_name(p.label, h.name) or (h.address and p.label == h.address)]
+            hits = {h.id: h for h in by_name.matches(p.label) + by_address.get(p.label, [])}
             if len(hits) == 1:
-                self._add(p.id, Neighbor(None, hits[0], "inferred from port name", None,
-                                         f"port name '{p.label}' matches host {hits[0].name}"))
+                host = next(iter(hits.values()))
+                self._add(p.id, Neighbor(None, host, "inferred from port name", None,
+                                         f"port name '{p.label}' matches host {host.name}"))
 
     def _far_name(self, nb: Neighbor) -> str:
         if nb.port is None:
@@ -196,11 +205,16 @@ class Network:
             return f"an inferred link to {self.switches[far.switch_id].name} {far.name} is not followed, {why}"
         if not port.label:
             return ""
-        for s in self.switches.values():
-            if s.id != port.switch_id and (label_matches_name(port.label, s.name)
-                                           or (s.sys_name and label_matches_name(port.label, s.sys_name))):
-                return (f"its name '{port.label}' suggests switch {s.name}, but no link is known: confirm an inferred "
-                        "link or add one in the inventory")
+        if self._switch_names is None:      # built once, on the first trace that stops at a labelled port
+            order = {sid: i for i, sid in enumerate(self.switches)}
+            self._switch_names = (NameIndex([(s.name, s) for s in self.switches.values()]
+                                            + [(s.sys_name, s) for s in self.switches.values() if s.sys_name]), order)
+        index, order = self._switch_names
+        named = [s for s in index.matches(port.label) if s.id != port.switch_id]
+        if named:
+            s = min(named, key=lambda s: order[s.id])
+            return (f"its name '{port.label}' suggests switch {s.name}, but no link is known: confirm an inferred "
+                    "link or add one in the inventory")
         return f"its name is '{port.label}'"
 
     # -- rates and endpoints ----------------------------------------------------------------
@@ -420,7 +434,7 @@ class Network:
 
     def traces_of_switch(self, switch_id: int) -> list[tuple[XcInfo, Trace]]:
         """Every cross-connect of a switch with the end-to-end connection it is part of."""
-        return [(x, self.trace_xc(x)) for x in self.xcs if x.switch_id == switch_id]
+        return [(x, self.trace_xc(x)) for x in self.xc_by_switch.get(switch_id, [])]
 
     def connection(self, src: HostInfo, dst: HostInfo) -> Connection:
         from_src = self.traces_from_host(src)

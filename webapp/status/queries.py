@@ -20,11 +20,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import OperationalError, connection, transaction
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from collector.archive.models import PollLog, Series
 from collector.archive.rollup import drawn_sql
 from collector.archive.tiers import TIERS
+from collector.core import names
 from collector.core.facts import capacity_per_s, stored_to_u64
 from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
 from collector.poller.models import HostState
@@ -224,39 +227,135 @@ def series_index(switch_ids) -> SeriesIndex:
 class NetworkData:
     net: pt.Network
     latest: dict[int, Latest]
-    switches: dict[int, Switch]
+    switches: dict[int, pm.SwitchInfo]
     idx: SeriesIndex | None = None
 
 
-def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool = False) -> NetworkData:
-    """The whole inventory as a pathtrace.Network, with the latest cell rate of every VC and VP
-    endpoint: 9 queries whatever the size of the network (4 for the topology alone: switches,
-    ports, hosts and links, enough for what each port connects to)."""
-    switches = {s.id: s for s in Switch.objects.only(
-        "id", "name", "address", "sys_name", "poll_interval_s", "switch_type", "detected_profile", "profile")}
-    sw_info = [pm.SwitchInfo(s.id, s.name, s.address, s.sys_name) for s in switches.values()]
-    ports = [pm.PortInfo(*row) for row in Port.objects.present().values_list(
+LINK_COLUMNS = ("id", "a_port_id", "b_port_id", "b_host_id", "source", "note", "state", "confidence", "conflict",
+                "evidence")
+MAX_REACH_ROUNDS = 64      # switches a trace can cross, at most, from where it starts (a bound, not a limit seen)
+
+
+def _traceable(switch_field: str):
+    """Whether the switch of a link end has cross-connects or VC/VP endpoints (a trace goes in)."""
+    def has(model):
+        return Exists(model.objects.filter(switch_id=OuterRef(switch_field)))
+    return has(CrossConnect) | has(VirtualChannel) | has(VirtualPath)
+
+
+def _links_of(port_q: Q) -> list[tuple]:
+    """The links that touch the ports of port_q, with the switch of each end and whether a trace
+    enters it (one query)."""
+    ports = Port.objects.filter(port_q).values("id")
+    return list(Link.objects.filter(Q(a_port_id__in=ports) | Q(b_port_id__in=ports)).annotate(
+        a_traceable=_traceable("a_port__switch_id"), b_traceable=_traceable("b_port__switch_id")).values_list(
+        *LINK_COLUMNS, "a_port__switch_id", "b_port__switch_id", "a_traceable", "b_traceable"))
+
+
+def reach(switch_ids) -> tuple[set[int], list[tuple]]:
+    """The switches a path trace starting on these switches can enter, and the links of their
+    ports: it goes from switch to switch only over links, and only into switches with
+    cross-connects or VC/VP endpoints (anywhere else it stops, at a port the links load). One
+    query per switch-to-switch step of the widest trace, never one per row; a network of IP
+    switches without cross-connects is one step."""
+    scope = set(switch_ids)
+    frontier = set(scope)
+    links: dict[int, tuple] = {}
+    for _ in range(MAX_REACH_ROUNDS):
+        if not frontier:
+            break
+        new_links = _links_of(Q(switch_id__in=sorted(frontier)))
+        links.update((row[0], row[:-2]) for row in new_links)
+        frontier = {sw for row in new_links for sw, enters in ((row[-4], row[-2]), (row[-3], row[-1]))
+                    if sw is not None and enters} - scope
+        scope |= frontier
+    return scope, list(links.values())
+
+
+def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool = False,
+                 around=None, port_q: Q | None = None) -> NetworkData:
+    """The inventory as a pathtrace.Network, with the latest cell rate of every VC and VP
+    endpoint: 9 queries (4 for the topology alone: switches, ports, hosts and links, enough for
+    what each port connects to).
+    around (switch ids): only the part traces starting there can reach (`reach`), not the whole
+    inventory; with topology_only, the ports of these switches and the far ends of their links.
+    port_q (with topology_only): the ports it selects and the far ends of their links.
+    Every switch and host is loaded (names, port labels naming hosts): a row each, no per-port work."""
+    sw_info = [pm.SwitchInfo(*row) for row in Switch.objects.values_list("id", "name", "address", "sys_name")]
+    switches = {s.id: s for s in sw_info}
+    scope = None
+    if around is not None or port_q is not None:
+        if port_q is not None:
+            scope, link_rows = None, _links_of(port_q)
+            wanted = port_q
+        elif topology_only:
+            scope = set(around)
+            link_rows = _links_of(Q(switch_id__in=sorted(scope)))
+            wanted = Q(switch_id__in=sorted(scope))
+        else:
+            scope, link_rows = reach(around)
+            wanted = Q(switch_id__in=sorted(scope))
+        ends = {pid for row in link_rows for pid in row[1:3] if pid is not None}
+        port_rows = Port.objects.present().filter(wanted | Q(id__in=sorted(ends)))
+    else:
+        link_rows = list(Link.objects.values_list(*LINK_COLUMNS))
+        port_rows = Port.objects.present()
+    ports = [pm.PortInfo(*row) for row in port_rows.values_list(
         "id", "switch_id", "name", "key", "label", "port_type", "oper_status", "admin_status",
         "neighbor_address", "neighbor_ifname", "description", "is_atm")]
     hosts = [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
     links = [pm.LinkInfo(*row[:9], tuple(f"{e.get('side')}: {e.get('says')}" for e in (row[9] or [])))
-             for row in Link.objects.values_list("id", "a_port_id", "b_port_id", "b_host_id", "source", "note", "state",
-                                                 "confidence", "conflict", "evidence")]
+             for row in link_rows]
     if topology_only:
         return NetworkData(pt.Network(sw_info, ports, hosts, links, []), {}, switches)
-    xcs = [pm.XcInfo(*row) for row in CrossConnect.objects.values_list(
+    in_scope = {} if scope is None else {"switch_id__in": sorted(scope)}
+    xcs = [pm.XcInfo(*row) for row in CrossConnect.objects.filter(**in_scope).values_list(
         "id", "switch_id", "kind", "in_port_id", "in_vpi", "in_vci", "out_port_id", "out_vpi", "out_vci",
         "name", "status", "up_since", "gone_at")]
-    vc_rows = list(VirtualChannel.objects.present().values_list(
+    vc_rows = list(VirtualChannel.objects.present().filter(**in_scope).values_list(
         "id", "port_id", "vpi", "vci", "status", "alloc_bw", "up_since", "service_category"))
-    vp_rows = list(VirtualPath.objects.present().values_list("id", "port_id", "vpi", "status", "alloc_bw", "up_since"))
+    vp_rows = list(VirtualPath.objects.present().filter(**in_scope).values_list(
+        "id", "port_id", "vpi", "status", "alloc_bw", "up_since"))
     channels = [pm.EndpointInfo(*row) for row in vc_rows]
     paths = [pm.EndpointInfo(i, p, vpi, None, st, bw, up) for i, p, vpi, st, bw, up in vp_rows]
     net = pt.Network(sw_info, ports, hosts, links, xcs, channels, paths, {})
     data = NetworkData(net, {}, switches, None)
     if rates:
-        add_rates(data, list(switches) if rate_switch_ids is None else list(rate_switch_ids), vc_rows, vp_rows)
+        rated = rate_switch_ids if rate_switch_ids is not None else (scope if scope is not None else switches)
+        add_rates(data, list(rated), vc_rows, vp_rows)
     return data
+
+
+# The first three characters of a port's label, normalised (names.normalised, up to the Unicode
+# spaces Python strips): indexed by migration inventory 0007, which must spell it the same.
+LABEL_PREFIX_SQL = "left(lower(ltrim(label, E' \\t\\n\\r\\f\\x0b.')), 3)"
+
+
+def host_ports_q(hosts) -> Q:
+    """The ports that may attach these hosts (pm.HostInfo): linked to one, or with a label that
+    may name one (pathtrace infers the attachment). A label names a host only when one of the
+    two, normalised (collector/core/names.py), starts with the other, so the label starts with
+    the name's first three characters (indexed) or its address; a superset, judged exactly by pathtrace."""
+    hosts = list(hosts)
+    starts = {names.normalised(h.name)[:3] for h in hosts} - {""}
+    short = sorted(p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                   for p in starts if len(p) < 3)
+    addresses = sorted({h.address for h in hosts if h.address})
+    sql = (f"SELECT id FROM inventory_port WHERE label <> '' AND ({LABEL_PREFIX_SQL} = ANY(%s) OR label = ANY(%s)"
+           + (" OR lower(ltrim(label, E' \\t\\n\\r\\f\\x0b.')) LIKE ANY(%s)" if short else "") + ")")
+    params: list = [sorted(p for p in starts if len(p) == 3), addresses] + ([short] if short else [])
+    return Q(links_a__b_host_id__in=[h.id for h in hosts]) | Q(id__in=RawSQL(sql, params))
+
+
+def load_for_hosts(hosts, rates: bool = True) -> NetworkData:
+    """The part of the network that traces from or into these hosts (pm.HostInfo) can reach: the
+    ports that may attach them (host_ports_q), then what traces from their switches reach."""
+    hosts = list(hosts)
+    if not hosts:
+        return load_network(rates=rates, around=[])
+    topo = load_network(topology_only=True, port_q=host_ports_q(hosts)).net
+    attached = {p.switch_id for h in hosts if h.id in topo.hosts for p, _ in topo.attachments_of(topo.hosts[h.id])}
+    return load_network(rates=rates, around=attached)
 
 
 def add_rates(data: NetworkData, switch_ids, vc_rows=None, vp_rows=None) -> None:

@@ -7,7 +7,7 @@ binary array format and becomes a numpy column in one call. What was tried befor
 per series and column (string_agg of float8send: the server sorted and aggregated, 2x a bare
 select for one port) and binary COPY (cannot be prepared, and psycopg reads it one row per call).
 
-The statement is prepared (see server_cursor): a plot is asked for again and again with the
+The statement is prepared (collector/archive/prepared.py): a plot is asked for again and again with the
 same text, which is then parsed and analysed once per connection; PostgreSQL still chooses
 between custom and generic plans (plan_cache_mode auto, see webapp/settings.py).
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import psycopg
-from django.db import connection
 from psycopg.adapt import Loader
 from psycopg.pq import Format
+
+from collector.archive.prepared import server_cursor
 
 # element type name -> (OID of its array type, big-endian numpy type of one element). A
 # timestamptz is sent as int64 microseconds since 2000-01-01 UTC (see epoch_seconds).
@@ -76,14 +76,6 @@ def parse_array(data: bytes | None, element: str) -> np.ndarray:
     if n and (values["len"] != dtype.itemsize).any():
         raise ArrayFormatError(f"{element} array with elements of another width")
     return values["value"]
-
-
-def server_cursor() -> psycopg.Cursor:
-    """A plain psycopg cursor on Django's connection with server-side binding, so that a
-    statement can be prepared (Django's own cursor binds client-side and never prepares). It
-    bypasses Django's cursor wrapper: its statements are not in Django's query log."""
-    connection.ensure_connection()
-    return psycopg.Cursor(connection.connection)
 
 
 def fetch_columns(query: str, params: Mapping, columns: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:

@@ -18,6 +18,7 @@ from django.db import connection
 
 from collector.archive import rollup
 from collector.archive.positions import Positions, layout_positions, position_expr
+from collector.archive.prepared import server_cursor
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
@@ -78,7 +79,7 @@ def series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | 
                      ) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None], list[RunBand]]:
     """catalog.load_series(ids), now_and_watermarks() and the runs that may overlap [lo or now - span,
     hi or now] in one round trip."""
-    with pgbinary.server_cursor() as cur:
+    with server_cursor() as cur:
         # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
         # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
         cur.execute(_SERIES_AND_CLOCK, [hi, lo, span, list(ids)], prepare=True, binary=True)
@@ -170,8 +171,10 @@ def _raw_segment_sql(i: int) -> str:
     # Each sample row's arrays are decompressed once, in a subquery kept apart (OFFSET 0) whose
     # slices [:] are plain arrays: subscripted where they lie, each compressed array was
     # decompressed again for every wanted series (7 ms instead of 1.4 for 48 series, 12 rows).
-    # The wanted series' array positions are found in the layouts used in the segment, in the
-    # same statement (a round trip less than looking them up first).
+    # The wanted series' array positions are found in the layouts of their switches (a handful:
+    # one more per change of what a switch answers), in the same statement (a round trip less than
+    # looking them up first; reading which layouts the segment's rows use planned the segment's
+    # chunks a second time).
     rate = "u.d::float8 * 1000 / s.interval_ms"
     rows = f"FROM traffic_sample WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s"
     return f"""SELECT m.sid AS series_id, s.time AS b,
@@ -182,7 +185,7 @@ def _raw_segment_sql(i: int) -> str:
   FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s
   JOIN (SELECT l.id AS layout_id, w.sid, array_position(l.series_ids, w.sid) AS pos
           FROM traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid)
-         WHERE l.id IN (SELECT DISTINCT layout_id {rows}) OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
+         WHERE l.switch_id = ANY(%(sw)s) OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
   CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f) u"""
 
 

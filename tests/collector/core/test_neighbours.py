@@ -96,3 +96,19 @@ def test_names():
     assert interface_key("xe-3/1/1") != interface_key("xe-3/1/2")
     assert label_matches_name("asx200bx-b.ukans", "asx200bx-b.ukans.aai.net")
     assert not label_matches_name("asx200bx", "asx200bx-b.ukans.aai.net")
+
+
+def test_name_index_finds_exactly_what_comparing_with_every_name_finds():
+    from collector.core.names import NameIndex, label_matches_name
+
+    names = ["merlin-atm.edc", "merlin-atm.edc.aai.net", "punx-atm.tioc.magic.net", "houdini.tioc", "ab",
+             "Gamma.Example", "gamma", "host-0001.example", "host-0001.example.org", "x.y", "192.0.2.7",
+             "houdini.tioc.aai.net", "merlin"]
+    labels = ["merlin-atm.edc", "punx-atm.tioc.m", "houdini.tioc.", "HOUDINI.TIOC", "gamma.example", "gam",
+              "host-0001", "host-0001.example", "ab", "x.y.z", "192.0.2.7", "merlin", "merlin-atm", "",
+              " gamma.example.com ", "houdini.tioc.aai.net.x", "unrelated"]
+    index = NameIndex((n, i) for i, n in enumerate(names))
+    for label in labels:
+        want = [i for i, n in enumerate(names) if label_matches_name(label, n)]
+        assert sorted(index.matches(label)) == want, label
+    assert sorted(index.matches("punx-atm.tioc.m")) == [2]         # FORE's 15-character truncation

@@ -345,8 +345,10 @@ def test_query_counts_do_not_grow_with_the_network(client, network):
     for url, n in small.items():
         # 4 of them: the session, the user, its role's permissions; 2 the statement budget
         # (webapp/budget.py): its SET LOCAL statement_timeout and, inside the test's transaction
-        # only, putting the previous timeout back; 1 the page's events (collector/events/read.recent).
-        assert n <= 31, f"{url}: {n} queries"
+        # only, putting the previous timeout back; 1 the page's events (collector/events/read.recent);
+        # the port page one more per switch-to-switch step of its traces (queries.reach:
+        # fore-a -> fore-b -> back).
+        assert n <= (32 if "/ports/" in url else 31), f"{url}: {n} queries"
 
 
 def test_names_with_slashes_and_odd_characters(client, network):

@@ -15,9 +15,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from collector.core.isotime import parse_iso
-from collector.inventory.models import Host, Switch, VirtualChannel
+from collector.inventory.models import CrossConnect, Host, Switch, VirtualChannel
 from webapp.status import hopcount, windowadvice
+from webapp.status import pathmodel as pm
+from webapp.status import pathtrace as pt
 from webapp.status import queries as q
+from webapp.status.paging import PVCS_PER_PAGE, page_of
 from webapp.status.porttable import port_sort_key
 from webapp.status.views.common import (
     health_of,
@@ -62,31 +65,77 @@ def switch_pvcs(request: HttpRequest, name: str) -> HttpResponse:
     switch, resp = switch_or_404(request, name)
     if resp:
         return resp
-    data = q.load_network()
-    rows = [pvc_row(data, x, t) for x, t in data.net.traces_of_switch(switch.id)]
-    rows, f = _filter_pvcs(rows, request)
+    data = q.load_network(around=[switch.id])
+    needs_traces = bool(request.GET.get("status", "").strip() or request.GET.get("host", "").strip())
+    if needs_traces:        # the filter is on the traces: trace them all, then show a page
+        rows, f = _filter_pvcs([pvc_row(data, x, t) for x, t in data.net.traces_of_switch(switch.id)], request)
+        page = page_of(request, rows, PVCS_PER_PAGE)
+        rows = list(page.object_list)
+    else:                   # trace only the page's cross-connects (in table order)
+        xcs = [r[0] for r in _pvc_candidates(request, switch.id)]
+        page = page_of(request, xcs, PVCS_PER_PAGE)
+        rows, f = _filter_pvcs(_pvc_rows(data, list(page.object_list)), request)
     latest = data.latest.get(switch.id)
     now = timezone.now()
     return render(request, "status/pvcs.html", {
-        "switch": switch, "rows": rows, "f": f, "latest": latest, "now": now, "tab": "pvcs", "show_switch": False,
+        "switch": switch, "rows": rows, "page": page, "f": f, "latest": latest, "now": now, "tab": "pvcs",
+        "show_switch": False,
         "summary": summary_for(switch, latest, now),
         "stale": stale(latest, switch, now), "h": getattr(switch, "health", None),
         "health": health_of(switch, getattr(switch, "health", None), now)})
 
 
+def _pvc_candidates(request: HttpRequest, switch_id: int | None = None) -> list[tuple]:
+    """Every present cross-connect (between present ports; of one switch, or all) as a light row,
+    in table 2d's order (switch name, incoming port, VPI, VCI), filtered by what needs no trace
+    (kind, switch, text): one query, no tracing."""
+    only = {} if switch_id is None else {"switch_id": switch_id}
+    rows = list(CrossConnect.objects.filter(gone_at__isnull=True, in_port__gone_at__isnull=True,
+                                            out_port__gone_at__isnull=True, **only).values_list(
+        "id", "switch_id", "switch__name", "kind", "in_port__key", "in_port__name", "out_port__name", "in_vpi",
+        "in_vci", "out_vpi", "out_vci", "name"))
+    f = {k: request.GET.get(k, "").strip() for k in ("kind", "switch", "q")}
+    text = f["q"].lower()
+    out = []
+    for r in rows:
+        _, _, sw, kind, _, in_port, out_port, in_vpi, in_vci, out_vpi, out_vci, name = r
+        if (f["kind"] and kind != f["kind"]) or (f["switch"] and sw != f["switch"]):
+            continue
+        if text and text not in " ".join([name, in_port, out_port, sw, f"{in_vpi}/{in_vci}",
+                                          f"{out_vpi}/{out_vci}"]).lower():
+            continue
+        out.append(r)
+    out.sort(key=lambda r: (r[2], port_sort_key(SimpleNamespace(key=r[4], name=r[5])), r[7],
+                            -1 if r[8] is None else r[8]))
+    return out
+
+
 def pvcs(request: HttpRequest) -> HttpResponse:
-    data = q.load_network()
-    rows = []
-    for sid in sorted(data.net.switches, key=lambda i: data.net.switches[i].name):
-        rows += [pvc_row(data, x, t) for x, t in data.net.traces_of_switch(sid)]
-    rows, f = _filter_pvcs(rows, request)
-    # one line per end-to-end connection as well (what table 2d summarised by hosts)
+    """Table 2d for the whole network, PVCS_PER_PAGE rows at a time: only the page's cross-connects
+    are traced (around their switches), unless a filter needs every trace (status, host)."""
+    candidates = _pvc_candidates(request)
+    needs_traces = bool(request.GET.get("status", "").strip() or request.GET.get("host", "").strip())
+    if needs_traces:
+        data = q.load_network(around={r[1] for r in candidates})
+        rows, f = _filter_pvcs(_pvc_rows(data, [r[0] for r in candidates]), request)
+        page = page_of(request, rows, PVCS_PER_PAGE)
+        shown = list(page.object_list)
+    else:
+        page = page_of(request, candidates, PVCS_PER_PAGE)
+        data = q.load_network(around={r[1] for r in page.object_list})
+        shown, f = _filter_pvcs(_pvc_rows(data, [r[0] for r in page.object_list]), request)
     times = sorted((lt.time for lt in data.latest.values()), reverse=True)
     return render(request, "status/pvcs.html", {
-        "switch": None, "rows": rows, "f": f, "now": timezone.now(), "show_switch": True,
-        "switch_names": sorted(s.name for s in data.net.switches.values()),
+        "switch": None, "rows": shown, "page": page, "f": f, "now": timezone.now(), "show_switch": True,
+        "switch_names": sorted({r[2] for r in candidates} | ({f["switch"]} if f["switch"] else set())),
         "newest": times[0] if times else None, "oldest": times[-1] if times else None,
         "latest_by_switch": {data.net.switches[k].name: v for k, v in data.latest.items()}})
+
+
+def _pvc_rows(data: q.NetworkData, xc_ids: list[int]) -> list[dict]:
+    """Table 2d's rows of these cross-connects (in this order), each traced end to end."""
+    by_id = {x.id: x for x in data.net.xcs}
+    return [pvc_row(data, by_id[i], data.net.trace_xc(by_id[i])) for i in xc_ids if i in by_id]
 
 
 # --------------------------------------------------------------------------- VCCs of a switch (figure 4)
@@ -97,7 +146,7 @@ def switch_vccs(request: HttpRequest, name: str) -> HttpResponse:
     if resp:
         return resp
     now = timezone.now()
-    data = q.load_network()
+    data = q.load_network(around=[switch.id])
     net = data.net
     vcs = list(VirtualChannel.objects.filter(switch=switch, gone_at__isnull=True).select_related("port"))
     vcs.sort(key=lambda v: (port_sort_key(v.port), v.vpi, v.vci))
@@ -185,12 +234,13 @@ def path(request: HttpRequest) -> HttpResponse:
         return render(request, "status/path.html", context)
     # Rates only of the switches the traces cross: the trace needs none, and the whole network's
     # would cost most of the page at 200 switches (docs/benchmarks.md, figure 9).
-    data = q.load_network(rates=False)
-    net = data.net
-    context["hosts"] = sorted((h.name, h.address) for h in net.hosts.values())
+    everyone = pt.Network([], [], [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")],
+                          [], [])
+    context["hosts"] = sorted((h.name, h.address) for h in everyone.hosts.values())
     missing = []
-    src = net.find_host(src_text)
-    dst = net.find_host(dst_text)
+    src = everyone.find_host(src_text)
+    dst = everyone.find_host(dst_text)
+    net = everyone
     for label, text, h in (("source", src_text, src), ("destination", dst_text, dst)):
         if h is None:
             names = sorted(x.name for x in net.hosts.values())
@@ -198,6 +248,9 @@ def path(request: HttpRequest) -> HttpResponse:
     if missing:
         context["missing"] = missing
         return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
+    # only the part of the network the two hosts' traces can reach (queries.load_for_hosts)
+    data = q.load_for_hosts([src, dst], rates=False)
+    net = data.net
     conn = net.connection(src, dst)
     crossed = {h.switch.id for t in (conn.forward + conn.reverse + conn.from_source[:30] + conn.into_destination[:30])
                for h in t.hops}
@@ -269,7 +322,7 @@ def trace_vc(request: HttpRequest) -> HttpResponse:
     except ValueError:
         return render(request, "status/trace.html", {"error": "VPI and VCI must be numbers", "switch": switch,
                                                      "port": p}, status=400)
-    data = q.load_network()
+    data = q.load_network(around=[switch.id])
     pinfo = data.net.ports.get(p.id)
     trace = data.net.trace_endpoint(pinfo, vpi, vci) if pinfo else None
     context = {"switch": switch, "port": p, "vpi": vpi, "vci": vci, "now": timezone.now(),

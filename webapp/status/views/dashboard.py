@@ -9,58 +9,90 @@ from django.utils import timezone
 
 from collector.inventory.models import CrossConnect, Host, Port, Switch, VirtualChannel
 from collector.poller import pollers
+from collector.poller.models import HostState
 from webapp.status import queries as q
+from webapp.status.paging import DASHBOARD_ROWS, PROBLEMS_SHOWN, SWITCHES_PER_PAGE, page_of
 from webapp.status.views.common import health_of, port_url, summary_of
 
 # --------------------------------------------------------------------------- dashboard
 
 
-def dashboard(request: HttpRequest) -> HttpResponse:
-    now = timezone.now()
-    switches = list(Switch.objects.select_related("health").order_by("name"))
-    port_counts = {r["switch_id"]: r for r in Port.objects.present().values("switch_id").annotate(
-        total=Count("id"), active=Count("id", filter=Q(oper_status="up")),
-        down=Count("id", filter=Q(admin_status="up") & ~Q(oper_status="up")))}
-    vc_counts = dict(VirtualChannel.objects.present().values("switch_id").annotate(n=Count("id"))
-                     .values_list("switch_id", "n"))
-    xc_counts = dict(CrossConnect.objects.present().values("switch_id").annotate(n=Count("id"))
-                     .values_list("switch_id", "n"))
-    latest = q.latest_samples([s.id for s in switches])
+PORT_COUNTS = {"total": Count("id"), "active": Count("id", filter=Q(oper_status="up")),
+               "down": Count("id", filter=Q(admin_status="up") & ~Q(oper_status="up"))}
+
+
+def _switch_rows(switches: list[Switch], now, port_counts: dict | None = None) -> list[dict]:
+    """The table rows of these switches (one page of them): 4 queries whatever their number (5
+    without port_counts)."""
+    ids = [s.id for s in switches]
+    if port_counts is None:
+        port_counts = {r["switch_id"]: r for r in Port.objects.present().order_by().filter(switch_id__in=ids)
+                       .values("switch_id").annotate(**PORT_COUNTS)}
+    vc_counts = dict(VirtualChannel.objects.present().order_by().filter(switch_id__in=ids).values("switch_id")
+                     .annotate(n=Count("id")).values_list("switch_id", "n"))
+    xc_counts = dict(CrossConnect.objects.present().order_by().filter(switch_id__in=ids).values("switch_id")
+                     .annotate(n=Count("id")).values_list("switch_id", "n"))
+    latest = q.latest_samples(ids)
     rows = []
     for s in switches:
         h = getattr(s, "health", None)
         pc = port_counts.get(s.id, {"total": 0, "active": 0, "down": 0})
         rows.append({"switch": s, "h": h, "health": health_of(s, h, now), "ports": pc,
-                     "vcs": vc_counts.get(s.id, 0), "xcs": xc_counts.get(s.id, 0),
-                     "summary": summary_of(s, h, latest.get(s.id), pc["total"], pc["active"], now),
-                     "latest": latest.get(s.id)})
-    hosts = list(Host.objects.select_related("state").order_by("name"))
-    host_rows = [(h, getattr(h, "state", None)) for h in hosts]
-    problems = []
-    for r in rows:
-        if r["health"].state in ("failing", "stale", "never"):
-            problems.append(("switch", r["switch"].name, reverse("status:switch", args=[r["switch"].name]),
-                             r["health"].text, r["h"].last_poll_at if r["h"] else None))
-        if r["ports"]["down"]:
-            problems.append(("ports", r["switch"].name,
-                             reverse("status:switch", args=[r["switch"].name]) + "?state=down",
-                             f"{r['ports']['down']} port(s) enabled but not up", r["switch"].discovered_at))
-    for h, st in host_rows:
-        if st is not None and st.reachable is False:
-            problems.append(("host", h.name, reverse("status:host", args=[h.name]),
-                             "unreachable" + (f": {st.error}" if st.error else ""), st.checked_at))
+                     "vcs": vc_counts.get(s.id, 0), "xcs": xc_counts.get(s.id, 0), "latest": latest.get(s.id),
+                     "summary": summary_of(s, h, latest.get(s.id), pc["total"], pc["active"], now)})
+    return rows
+
+
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """Counts of everything, what needs attention (at most PROBLEMS_SHOWN rows, counted), and the
+    first DASHBOARD_ROWS switches and hosts, the poller groups: a fixed number of queries (17) and a
+    bounded page at any inventory size.
+    Every switch's health is judged (one row per switch, no per-port work) for the counts."""
+    now = timezone.now()
+    # every switch with only what health_of and the problems read (all columns of 2,000 switches
+    # cost 300 ms); the rows shown are read in full below
+    switches = list(Switch.objects.select_related("health").only(
+        "id", "name", "enabled", "poll_interval_s", "discovered_at", "health__last_poll_at",
+        "health__consecutive_failures", "health__last_status").order_by("name"))
+    health = {s.id: health_of(s, getattr(s, "health", None), now) for s in switches}
+    port_counts = {r["switch_id"]: r
+                   for r in Port.objects.present().order_by().values("switch_id").annotate(**PORT_COUNTS)}
+    down = {sid: r["down"] for sid, r in port_counts.items() if r["down"]}
+    ports = {k: sum(r[k] for r in port_counts.values()) for k in ("total", "active")}
+    hosts = Host.objects.aggregate(total=Count("id"), up=Count("id", filter=Q(state__reachable=True)),
+                                   unreachable=Count("id", filter=Q(state__reachable=False)))
+    # failing switches first, then unreachable hosts, then the switches with ports down (warnings)
+    problems, warnings = [], []       # (kind, name, text, since, URL query), URLs made for the shown ones
+    for s in switches:
+        hs = health[s.id]
+        if hs.state in ("failing", "stale", "never"):
+            h = getattr(s, "health", None)
+            problems.append(("switch", s.name, hs.text, h.last_poll_at if h else None, ""))
+        if down.get(s.id):
+            warnings.append(("ports", s.name, f"{down[s.id]} port(s) enabled but not up", s.discovered_at,
+                             "?state=down"))
+    # late poller groups first: one of them explains many late switches
     groups = pollers.groups(now)
-    for g in groups:
-        if g.state != "ok":
-            problems.append(("poller", g.group, "#pollers", g.problem, g.last_poll_at))
+    problems[:0] = [("poller", g.group, g.problem, g.last_poll_at, "") for g in groups if g.state != "ok"]
+    problem_count = len(problems) + hosts["unreachable"] + len(warnings)
+    unreachable = HostState.objects.filter(reachable=False).select_related("host").order_by("host__name")
+    for st in unreachable[:PROBLEMS_SHOWN]:
+        problems.append(("host", st.host.name, "unreachable" + (f": {st.error}" if st.error else ""),
+                         st.checked_at, ""))
+    problems = [(kind, name, "#pollers" if kind == "poller" else
+                 reverse("status:host" if kind == "host" else "status:switch", args=[name]) + query,
+                 text, at) for kind, name, text, at, query in (problems + warnings)[:PROBLEMS_SHOWN]]
+    shown_hosts = list(Host.objects.select_related("state").order_by("name")[:DASHBOARD_ROWS])
     context = {
-        "rows": rows, "hosts": host_rows, "now": now, "problems": problems,
-        "port_count": sum(r["ports"]["total"] for r in rows),
-        "port_active": sum(r["ports"]["active"] for r in rows),
-        "vc_count": sum(vc_counts.values()), "xc_count": sum(xc_counts.values()),
-        "polling_ok": sum(1 for r in rows if r["health"].state in ("ok", "partial")),
-        "hosts_up": sum(1 for _, st in host_rows if st is not None and st.reachable),
-        "pollers": groups, "late_periods": pollers.LATE_PERIODS,
+        "rows": _switch_rows(list(Switch.objects.select_related("health").order_by("name")[:DASHBOARD_ROWS]), now,
+                             port_counts),
+        "switch_count": len(switches),
+        "hosts": [(h, getattr(h, "state", None)) for h in shown_hosts], "host_count": hosts["total"],
+        "now": now, "problems": problems, "problem_count": problem_count,
+        "port_count": ports["total"], "port_active": ports["active"],
+        "vc_count": VirtualChannel.objects.present().count(), "xc_count": CrossConnect.objects.present().count(),
+        "polling_ok": sum(1 for hs in health.values() if hs.state in ("ok", "partial")),
+        "hosts_up": hosts["up"], "pollers": groups, "late_periods": pollers.LATE_PERIODS,
     }
     return render(request, "status/dashboard.html", context)
 
@@ -69,23 +101,11 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 def switches(request: HttpRequest) -> HttpResponse:
+    """The switch list, SWITCHES_PER_PAGE at a time (7 queries per page)."""
     now = timezone.now()
-    sws = list(Switch.objects.select_related("health").order_by("name"))
-    port_counts = {r["switch_id"]: r for r in Port.objects.present().values("switch_id").annotate(
-        total=Count("id"), active=Count("id", filter=Q(oper_status="up")))}
-    vc_counts = dict(VirtualChannel.objects.present().values("switch_id").annotate(n=Count("id"))
-                     .values_list("switch_id", "n"))
-    xc_counts = dict(CrossConnect.objects.present().values("switch_id").annotate(n=Count("id"))
-                     .values_list("switch_id", "n"))
-    latest = q.latest_samples([s.id for s in sws])
-    rows = []
-    for s in sws:
-        h = getattr(s, "health", None)
-        pc = port_counts.get(s.id, {"total": 0, "active": 0})
-        rows.append({"switch": s, "h": h, "health": health_of(s, h, now), "vcs": vc_counts.get(s.id, 0),
-                     "xcs": xc_counts.get(s.id, 0), "latest": latest.get(s.id),
-                     "summary": summary_of(s, h, latest.get(s.id), pc["total"], pc["active"], now)})
-    return render(request, "status/switches.html", {"rows": rows, "now": now})
+    page = page_of(request, Switch.objects.select_related("health").order_by("name"), SWITCHES_PER_PAGE)
+    rows = _switch_rows(list(page.object_list), now)
+    return render(request, "status/switches.html", {"rows": rows, "now": now, "page": page})
 
 
 # --------------------------------------------------------------------------- search

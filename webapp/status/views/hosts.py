@@ -14,7 +14,9 @@ from collector.inventory.models import Host
 from collector.poller import actions
 from collector.poller.models import HostCheck, HostState
 from webapp.access import roles
+from webapp.status import pathmodel as pm
 from webapp.status import queries as q
+from webapp.status.paging import HOSTS_PER_PAGE, page_of
 from webapp.status.views.common import host_or_404, safe_next, trace_view
 
 log = logging.getLogger(__name__)
@@ -44,9 +46,13 @@ def hosts(request: HttpRequest) -> HttpResponse:
     counts = {s: 0 for s in HOST_STATUSES}
     for h in all_hosts:
         counts[status_of(h)] += 1
-    shown = [h for h in all_hosts if (not status or status_of(h) == status)
-             and (not text or text.lower() in h.name.lower() or text in h.address)]
-    data = q.load_network(rates=False, topology_only=True)
+    matching = [h for h in all_hosts if (not status or status_of(h) == status)
+                and (not text or text.lower() in h.name.lower() or text in h.address)]
+    page = page_of(request, matching, HOSTS_PER_PAGE)
+    shown = list(page.object_list)
+    # what the shown hosts are attached to: the ports that may attach them, not the whole inventory
+    data = q.load_network(rates=False, topology_only=True,
+                          port_q=q.host_ports_q(pm.HostInfo(h.id, h.name, h.address) for h in shown))
     history, start, width = q.host_history([h.id for h in shown], hours=hours, buckets=48)
     rows = []
     for h in shown:
@@ -54,7 +60,7 @@ def hosts(request: HttpRequest) -> HttpResponse:
         atts = data.net.attachments.get(h.id, [])
         rows.append({"host": h, "state": st, "status": status_of(h), "history": history.get(h.id, []),
                      "attachments": [(data.net.switches[p.switch_id].name, p.name, nb) for p, nb in atts]})
-    context = {"rows": rows, "status": status, "q": text, "counts": counts, "total": len(all_hosts),
+    context = {"rows": rows, "page": page, "status": status, "q": text, "counts": counts, "total": len(all_hosts),
                "hours": hours, "hours_choices": HISTORY_HOURS, "history_start": start, "bucket_s": width,
                "now": timezone.now(), "statuses": HOST_STATUSES}
     return render(request, "status/hosts.html", context)
@@ -67,7 +73,7 @@ def host_detail(request: HttpRequest, name: str) -> HttpResponse:
     state = HostState.objects.filter(host=host).first()
     checks = list(HostCheck.objects.filter(host_id=host.id).order_by("-time")[:30])
     history, start, width = q.host_history([host.id], hours=24, buckets=96)
-    data = q.load_network()
+    data = q.load_for_hosts([pm.HostInfo(host.id, host.name, host.address)])
     hinfo = data.net.hosts[host.id]
     outgoing = data.net.traces_from_host(hinfo)
     incoming = data.net.traces_into_host(hinfo)

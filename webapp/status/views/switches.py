@@ -39,7 +39,7 @@ def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
     now = timezone.now()
     state = request.GET.get("state", "")
     include_gone = request.GET.get("gone") == "1"
-    data = q.load_network(rates=False, topology_only=True)
+    data = q.load_network(rates=False, topology_only=True, around=[switch.id])
     table = port_table(switch, data.net, include_gone=include_gone)
     rows = []
     for r in table.rows:
@@ -117,7 +117,7 @@ def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
         return resp
     now = timezone.now()
     port_events = events.recent(port_id=p.id)
-    data = q.load_network(rate_switch_ids=[switch.id])
+    data = q.load_network(rate_switch_ids=[switch.id], around=[switch.id])
     table = port_table(switch, data.net, include_gone=True, port_ids=[p.id], data=data)
     row = table.rows[0]
     vcs = list(VirtualChannel.objects.filter(port=p).order_by(F("gone_at").asc(nulls_first=True), "vpi", "vci"))

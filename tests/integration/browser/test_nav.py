@@ -17,7 +17,7 @@ def browser():
 
 @pytest.fixture
 def page(browser, live_server, transactional_db):
-    ctx, pg = watched_page(browser, live_server.url, "admin", "nav", {"width": 1400, "height": 700})
+    ctx, pg = watched_page(browser, live_server.url, "admin", "administrator", {"width": 1400, "height": 700})
     yield pg
     ctx.close()
 
@@ -25,10 +25,15 @@ def page(browser, live_server, transactional_db):
 def test_header_is_one_line_and_menus_lead_to_their_pages(live_server, page):
     page.goto(f"{live_server.url}/switches/")
     nav = page.locator("header.top nav")
-    links = nav.locator(":scope > a")
+    links = nav.locator(":scope > a, :scope > details > summary")   # staff see every item
     tops = {round(links.nth(i).bounding_box()["y"]) for i in range(links.count())}
     assert len(tops) == 1, f"the nav wraps at 1,400 px: link rows at y = {sorted(tops)}"
     assert page.locator("header.top").bounding_box()["height"] < 60
+    page.click("header.top .user summary")
+    inventory = page.locator("header.top .user a", has_text="inventory")
+    assert inventory.is_visible() and inventory.get_attribute("href") == "/admin/"
+    page.screenshot(path=str(SHOTS / "nav-user-open.png"))
+    page.click("header.top .user summary")
     assert not page.locator("text=Top talkers").is_visible()     # closed menu
     page.click("header.top summary:has-text('Reports')")
     assert page.locator("text=Top talkers").is_visible()

@@ -67,19 +67,7 @@ def write_samples(rows: Iterable[SampleRow]) -> int:
                                       array_text(to_i64_list(r.raw)), array_text(r.delta), flags_text(r.flags)])
             return cur.rowcount
     with transaction.atomic(), connection.cursor() as cur:
-        # INCLUDING COMPRESSION: INSERT ... SELECT moves the arrays as the temporary table
-        # compressed them, never recompressed, so they must be compressed as traffic_sample's are
-        # (lz4, migration 0008); with pglz here the batch path stored 4 % more, read 1.5x slower.
-        cur.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS cellar_sample_in "
-            "(LIKE traffic_sample INCLUDING DEFAULTS INCLUDING COMPRESSION) ON COMMIT DELETE ROWS")
-        with cur.copy(f"COPY cellar_sample_in ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
-            for r in rows:
-                copy.write(copy_line(r))
-        cur.execute(
-            f"INSERT INTO traffic_sample ({SAMPLE_COLUMNS}) "
-            f"SELECT {SAMPLE_COLUMNS} FROM cellar_sample_in ORDER BY switch_id, time "
-            "ON CONFLICT (switch_id, time) DO NOTHING")
+        copy_insert(cur, rows)
         return cur.rowcount
 
 
@@ -89,17 +77,26 @@ def write_samples_new(rows: list[SampleRow]) -> set[int]:
     if not rows:
         return set()
     with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS cellar_sample_in "
-            "(LIKE traffic_sample INCLUDING DEFAULTS INCLUDING COMPRESSION) ON COMMIT DELETE ROWS")
-        with cur.copy(f"COPY cellar_sample_in ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
-            for r in rows:
-                copy.write(copy_line(r))
-        cur.execute(
-            f"INSERT INTO traffic_sample ({SAMPLE_COLUMNS}) "
-            f"SELECT {SAMPLE_COLUMNS} FROM cellar_sample_in ORDER BY switch_id, time "
-            "ON CONFLICT (switch_id, time) DO NOTHING RETURNING switch_id")
+        copy_insert(cur, rows, " RETURNING switch_id")
         return {sid for (sid,) in cur.fetchall()}
+
+
+def copy_insert(cur, rows: list[SampleRow], returning: str = "") -> None:
+    """COPY the rows into a temporary table, then INSERT ... ON CONFLICT DO NOTHING from it (COPY
+    alone cannot skip a row already stored). In the caller's transaction."""
+    # INCLUDING COMPRESSION: INSERT ... SELECT moves the arrays as the temporary table
+    # compressed them, never recompressed, so they must be compressed as traffic_sample's are
+    # (lz4, migration 0008); with pglz here the batch path stored 4 % more, read 1.5x slower.
+    cur.execute(
+        "CREATE TEMP TABLE IF NOT EXISTS cellar_sample_in "
+        "(LIKE traffic_sample INCLUDING DEFAULTS INCLUDING COMPRESSION) ON COMMIT DELETE ROWS")
+    with cur.copy(f"COPY cellar_sample_in ({SAMPLE_COLUMNS}) FROM STDIN") as copy:
+        for r in rows:
+            copy.write(copy_line(r))
+    cur.execute(
+        f"INSERT INTO traffic_sample ({SAMPLE_COLUMNS}) "
+        f"SELECT {SAMPLE_COLUMNS} FROM cellar_sample_in ORDER BY switch_id, time "
+        "ON CONFLICT (switch_id, time) DO NOTHING" + returning)
 
 
 POLL_LOG_INSERT = ("INSERT INTO traffic_poll_log (time, switch_id, duration_ms, varbinds, samples, status, error, "

@@ -2,15 +2,12 @@
 with backoff and does not hold up the other."""
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 from django.utils import timezone
 
 from collector.alerts import notify
 from collector.alerts.models import Destination, Notification
+from tests.support import webhook
 from tests.support.agents import free_udp_port
 
 pytestmark = pytest.mark.django_db
@@ -18,21 +15,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def receiver():
-    got: list[dict] = []
-
-    class Hook(BaseHTTPRequestHandler):
-        def do_POST(self):
-            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], got
-    server.shutdown()
+    yield from webhook.serve()
 
 
 def row(dest: Destination) -> Notification:
@@ -47,7 +30,7 @@ def test_delivery_and_backoff(receiver):
     a, b = row(dead), row(good)
     assert notify.send(a.id) == "retrying"
     assert notify.send(b.id) == "sent"
-    assert len(got) == 1 and got[0]["title"] == "t" and got[0]["message"] == "b"
+    assert len(got) == 1 and got[0][1]["title"] == "t" and got[0][1]["message"] == "b"
     assert notify.send(b.id) == "sent" and len(got) == 1        # idempotent: sent once
     a.refresh_from_db()
     dead.refresh_from_db()

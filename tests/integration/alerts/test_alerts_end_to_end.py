@@ -10,12 +10,9 @@ retried with backoff meanwhile, the others are not held up, and the alerts page 
 from __future__ import annotations
 
 import io
-import json
 import socket
-import threading
 import time
 from email import message_from_bytes
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -25,6 +22,7 @@ from collector.alerts import rules
 from collector.alerts.models import Destination, Notification, State
 from collector.archive.models import Series
 from collector.inventory.models import Port
+from tests.support import webhook as receiver
 from tests.support.celery_procs import CeleryProcess, RedisServer, wait_for
 from tests.support.rate_agent import RateAgent
 
@@ -62,21 +60,7 @@ def smtp():
 
 @pytest.fixture
 def webhook():
-    calls: list[tuple[float, dict]] = []
-
-    class Hook(BaseHTTPRequestHandler):
-        def do_POST(self):
-            calls.append((time.time(), json.loads(self.rfile.read(int(self.headers["Content-Length"])))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], calls
-    server.shutdown()
+    yield from receiver.serve()
 
 
 def text(message) -> str:

@@ -34,6 +34,14 @@ def plain_static(settings):
 
 
 @pytest.fixture(autouse=True)
+def _roomy_rate_limits(settings):
+    """Every test's requests come from 127.0.0.1: the suite made more than the address budget of
+    expensive requests (60 a minute) in some minutes and later tests got 429s. Tests of the limits
+    set their own rates (a different rate is a different counter in django-ratelimit)."""
+    settings.CELLAR_RATE_LIMIT_USER = settings.CELLAR_RATE_LIMIT_ADDRESS = "100000/m"
+
+
+@pytest.fixture(autouse=True)
 def _spool_in_tmp(settings, tmp_path):
     """Each test gets its own spool directory: a spooled poll must never leak between tests."""
     settings.CELLAR_SPOOL_DIR = tmp_path / "spool"

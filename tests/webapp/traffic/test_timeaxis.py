@@ -51,7 +51,10 @@ def test_localize_moves_every_time_of_the_figure():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_csv_keeps_utc_and_gives_the_zones_offset_with_tz(client, net):
-    q = f"s={net.rx.id}&range=1h&res=1m"
+    # A fixed window: with range=1h the two requests could straddle a minute and differ by a row.
+    end = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=5)
+    start = end - timedelta(hours=1)
+    q = f"s={net.rx.id}&start={start:%Y-%m-%dT%H:%M:%SZ}&end={end:%Y-%m-%dT%H:%M:%SZ}&res=1m"
     plain = list(csv.reader(io.StringIO(b"".join(client.get(f"/traffic/export.csv?{q}").streaming_content).decode())))
     zoned = list(csv.reader(io.StringIO(b"".join(
         client.get(f"/traffic/export.csv?{q}&tz=America/Chicago").streaming_content).decode())))

@@ -33,6 +33,7 @@ from collector.core.snmp_types import SnmpError
 from collector.inventory import topology
 from collector.inventory.models import CrossConnect, Port, Switch, VirtualChannel, VirtualPath
 from collector.inventory.ports import unique_names
+from collector.inventory.sync import differs, sync_rows
 
 log = logging.getLogger(__name__)
 FACT_SCALARS = ("sysDescr", "sysObjectID", "sysUpTime", "sysName")
@@ -45,6 +46,10 @@ FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 4: "ASX-200WG", 5: "ASX-200BX", 6: "AS
 PORT_FIELDS = ("if_index", "agent_name", "label", "description", "port_type", "is_atm", "speed_bps",
                "capacity_cells", "admin_status", "oper_status", "status_since", "max_bw_in", "alloc_bw_in",
                "max_bw_out", "alloc_bw_out", "max_vpcs", "max_vccs", "neighbor_address", "neighbor_ifname")
+# A cross-connect's identity (its unique constraint, with the switch).
+XC_KEY = ("kind", "in_port_id", "in_vpi", "in_vci", "out_port_id", "out_vpi", "out_vci")
+# The port fields link inference reads (collector/inventory/topology.network: names, labels, type).
+LINK_FIELDS = frozenset({"agent_name", "label", "description", "port_type"})
 
 
 @dataclass
@@ -58,6 +63,9 @@ class DiscoveryReport:
     renamed: int = 0
     claims: int = 0                                         # neighbour claims stored as link evidence
     unmatched: dict[str, int] = field(default_factory=dict)  # neighbour rows not matched to a port, by reason
+    # Whether what link inference reads changed (ports new, gone or renamed, their LINK_FIELDS, the
+    # switch's sysName or identity, its neighbour claims): no change, no inference run needed.
+    topology_changed: bool = False
 
     @property
     def complete(self) -> bool:
@@ -151,8 +159,10 @@ def fit(model: type[models.Model], values: dict) -> tuple[dict, int]:
     return out, fitted
 
 
-def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> None:
+def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> bool:
+    """Store the switch's scalars; returns whether its sysName (which link inference reads) changed."""
     now = timezone.now()
+    sys_name = switch.sys_name
     switch.detected_profile = profile_name
     switch.sys_descr = text(scalars.get("sysDescr"))
     switch.sys_object_id = text(scalars.get("sysObjectID"))
@@ -173,13 +183,7 @@ def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> None:
         setattr(switch, name, fitted[name])
     switch.discovered_at = now
     switch.save()
-
-
-def _upsert(model, lookup: dict, values: dict, now, report: DiscoveryReport) -> models.Model:
-    values, fitted = fit(model, values)
-    report.fitted += fitted
-    obj, _ = model.objects.update_or_create(**lookup, defaults={**values, "last_seen": now, "gone_at": None})
-    return obj
+    return switch.sys_name != sys_name
 
 
 def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, now,
@@ -206,26 +210,89 @@ def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, 
     names = unique_names((k, agents[k], if_indexes.get(k)) for k in agents)
     # Counted before the ports take their new names: series and history follow the port (its key).
     report.renamed = sum(1 for k, p in existing.items() if p.name != names[k])
-    new, changed = [], []
+    new, changed, touched, fields = [], [], [], {"name", "gone_at", "last_seen"}
     for key, values in seen.items():
         port = existing.get(key)
         if port is None:
-            port = Port(switch=switch, key=key, first_seen=now)
+            port = Port(switch=switch, key=key, first_seen=now, name=names[key], last_seen=now, **values)
             new.append(port)
-        else:
+            continue
+        diff = {f for f, v in values.items() if differs(getattr(port, f), v)}
+        if diff or port.name != names[key] or port.gone_at is not None:
+            report.topology_changed |= bool(diff & LINK_FIELDS) or port.name != names[key] or port.gone_at is not None
+            for f in diff:
+                setattr(port, f, values[f])
+            port.name, port.last_seen, port.gone_at = names[key], now, None
             changed.append(port)
-        for f, v in values.items():
-            setattr(port, f, v)
-        port.name, port.last_seen, port.gone_at = names[key], now, None
+            fields |= diff
+        else:
+            touched.append(port.pk)
     for key, port in existing.items():
         if key not in seen and port.name != names[key]:
             port.name = names[key]
             changed.append(port)
-    fields = ["name", "last_seen", "gone_at", *PORT_FIELDS]
+    report.topology_changed |= bool(new)
     with transaction.atomic():
-        Port.objects.bulk_update(changed, fields, batch_size=500)
+        # Only what changed is written (a rediscovery of an unchanged switch: one UPDATE of last_seen).
+        if changed:
+            Port.objects.bulk_update(changed, sorted(fields), batch_size=500)
+        if touched:
+            Port.objects.filter(pk__in=touched).update(last_seen=now)
         Port.objects.bulk_create(new, batch_size=500)
     return {p.key: p for p in Port.objects.filter(switch=switch, key__in=list(seen))}
+
+
+def _apply_atm(switch: Switch, snap: Snapshot, ports: dict[str, Port], now,
+               report: DiscoveryReport) -> tuple[set[int], set[int], set[int]]:
+    """VPs, VCs and cross-connects of the snapshot on the ports found, each table in a few queries
+    (collector/inventory/sync.py); returns the ids seen of each."""
+    vp_rows = {(v.port_id, v.vpi): v for v in VirtualPath.objects.filter(switch=switch)}
+    vc_rows = {(v.port_id, v.vpi, v.vci): v for v in VirtualChannel.objects.filter(switch=switch)}
+    vps = {(ports[vp.port_key].pk, vp.vpi): (
+        {"switch_id": switch.pk, "port_id": ports[vp.port_key].pk, "vpi": vp.vpi},
+        {"status": vp.status, "alloc_bw": vp.alloc_bw, "max_bw": vp.max_bw, "up_since": _since(now, vp.age_cs)})
+        for vp in snap.paths if vp.port_key in ports}
+    vcs = {(ports[vc.port_key].pk, vc.vpi, vc.vci): (
+        {"switch_id": switch.pk, "port_id": ports[vc.port_key].pk, "vpi": vc.vpi, "vci": vc.vci},
+        {"status": vc.status, "service_category": vc.service_category, "alloc_bw": vc.alloc_bw,
+         "aal_type": vc.aal_type, "up_since": _since(now, vc.age_cs)})
+        for vc in snap.channels if vc.port_key in ports}
+    xcs = [xc for xc in snap.cross_connects if xc.in_port in ports and xc.out_port in ports]
+    # FORE lists counters on the input side only; a cross-connect's output endpoint still exists:
+    # created when missing (status from the cross-connect), left as it is when known.
+    for xc in xcs:
+        out = ports[xc.out_port].pk
+        if xc.kind == "vc":
+            key = (out, xc.out_vpi, xc.out_vci)
+            if key not in vcs and key not in vc_rows:
+                vcs[key] = ({"switch_id": switch.pk, "port_id": out, "vpi": xc.out_vpi, "vci": xc.out_vci},
+                            {"status": xc.status})
+        elif (out, xc.out_vpi) not in vps and (out, xc.out_vpi) not in vp_rows:
+            vps[(out, xc.out_vpi)] = ({"switch_id": switch.pk, "port_id": out, "vpi": xc.out_vpi},
+                                      {"status": xc.status})
+    seen = []
+    for model, rows, wanted in ((VirtualPath, vp_rows, vps), (VirtualChannel, vc_rows, vcs)):
+        result, fitted = sync_rows(model, rows, wanted, now, fit)
+        report.fitted += fitted
+        seen.append({r.pk for r in result.rows.values()}
+                    | {rows[k].pk for k in _out_endpoints(xcs, ports, model is VirtualChannel) if k in rows})
+    xc_rows = {tuple(getattr(x, k) for k in XC_KEY): x for x in CrossConnect.objects.filter(switch=switch)}
+    wanted_xc = {}
+    for xc in xcs:
+        ident = {"switch_id": switch.pk, "kind": xc.kind, "in_port_id": ports[xc.in_port].pk, "in_vpi": xc.in_vpi,
+                 "in_vci": xc.in_vci, "out_port_id": ports[xc.out_port].pk, "out_vpi": xc.out_vpi,
+                 "out_vci": xc.out_vci}
+        wanted_xc[tuple(ident[k] for k in XC_KEY)] = (
+            ident, {"name": xc.name, "status": xc.status, "up_since": _since(now, xc.age_cs)})
+    result, fitted = sync_rows(CrossConnect, xc_rows, wanted_xc, now, fit)
+    report.fitted += fitted
+    return seen[0], seen[1], {r.pk for r in result.rows.values()}
+
+
+def _out_endpoints(xcs, ports: dict[str, Port], channels: bool) -> list[tuple]:
+    """The keys of the cross-connects' output endpoints (VCs or VPs)."""
+    return [(ports[x.out_port].pk, x.out_vpi, x.out_vci) if channels else (ports[x.out_port].pk, x.out_vpi)
+            for x in xcs if (x.kind == "vc") == channels]
 
 
 def apply_snapshot(switch: Switch, snap: Snapshot, failed: set[str] = frozenset(),
@@ -237,38 +304,7 @@ def apply_snapshot(switch: Switch, snap: Snapshot, failed: set[str] = frozenset(
         return report                  # no port list: nothing to create, update or mark gone
     with transaction.atomic():
         ports = _apply_ports(switch, snap, failed, parser, now, report)
-        seen_vp, seen_vc, seen_xc = set(), set(), set()
-        for vp in snap.paths:
-            if vp.port_key in ports:
-                obj = _upsert(VirtualPath, {"port": ports[vp.port_key], "vpi": vp.vpi}, {
-                    "switch": switch, "status": vp.status, "alloc_bw": vp.alloc_bw, "max_bw": vp.max_bw,
-                    "up_since": _since(now, vp.age_cs)}, now, report)
-                seen_vp.add(obj.pk)
-        for vc in snap.channels:
-            if vc.port_key in ports:
-                obj = _upsert(VirtualChannel, {"port": ports[vc.port_key], "vpi": vc.vpi, "vci": vc.vci}, {
-                    "switch": switch, "status": vc.status, "service_category": vc.service_category,
-                    "alloc_bw": vc.alloc_bw, "aal_type": vc.aal_type, "up_since": _since(now, vc.age_cs)}, now,
-                    report)
-                seen_vc.add(obj.pk)
-        for xc in snap.cross_connects:
-            if xc.in_port not in ports or xc.out_port not in ports:
-                continue
-            out_port = ports[xc.out_port]
-            # FORE lists counters on the input side only; the output endpoint still exists.
-            if xc.kind == "vc":
-                seen_vc.add(VirtualChannel.objects.get_or_create(
-                    port=out_port, vpi=xc.out_vpi, vci=xc.out_vci, defaults={"switch": switch, "status": xc.status,
-                                                                             "last_seen": now})[0].pk)
-            else:
-                seen_vp.add(VirtualPath.objects.get_or_create(
-                    port=out_port, vpi=xc.out_vpi, defaults={"switch": switch, "status": xc.status,
-                                                             "last_seen": now})[0].pk)
-            obj = _upsert(CrossConnect, {
-                "switch": switch, "kind": xc.kind, "in_port": ports[xc.in_port], "in_vpi": xc.in_vpi,
-                "in_vci": xc.in_vci, "out_port": out_port, "out_vpi": xc.out_vpi, "out_vci": xc.out_vci},
-                {"name": xc.name, "status": xc.status, "up_since": _since(now, xc.age_cs)}, now, report)
-            seen_xc.add(obj.pk)
+        seen_vp, seen_vc, seen_xc = _apply_atm(switch, snap, ports, now, report)
         seen_ports = {p.pk for p in ports.values()}
         for label, model, seen in (("ports", Port, seen_ports), ("VPs", VirtualPath, seen_vp),
                                    ("VCs", VirtualChannel, seen_vc), ("cross-connects", CrossConnect, seen_xc)):
@@ -276,12 +312,15 @@ def apply_snapshot(switch: Switch, snap: Snapshot, failed: set[str] = frozenset(
             if label == "ports" or not failed:
                 report.gone[label] = model.objects.filter(switch=switch, gone_at__isnull=True).exclude(
                     pk__in=seen).update(gone_at=now)
+        report.topology_changed |= bool(report.gone.get("ports"))
         if snap.neighbours is not None:
             if snap.neighbours.identity.as_json() != switch.identity:
                 switch.identity = snap.neighbours.identity.as_json()
                 switch.save(update_fields=["identity"])
-            report.claims = topology.store_claims(switch, snap.neighbours, ports,
-                                                  set(snap.facts.get("walked") or ()))
+                report.topology_changed = True
+            report.claims, claims_changed = topology.store_claims(switch, snap.neighbours, ports,
+                                                                  set(snap.facts.get("walked") or ()))
+            report.topology_changed |= claims_changed
             report.unmatched = dict(snap.neighbours.unmatched)
     return report
 
@@ -290,7 +329,8 @@ def discover(switch: Switch) -> DiscoveryReport:
     """Walk the switch and apply what it answered. SnmpError/ProfileError propagate when the agent
     answers nothing usable; a table that failed is in the report (report.complete is False)."""
     profile_name, scalars, snap, failed, failures = run_async(read_switch(switch))
-    apply_facts(switch, profile_name, scalars)
+    renamed = apply_facts(switch, profile_name, scalars)
     report = apply_snapshot(switch, snap, failed, failures)
+    report.topology_changed |= renamed
     (log.warning if failures else log.info)("discovery %s", report.summary())
     return report

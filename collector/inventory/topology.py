@@ -10,6 +10,7 @@ the links in step with it, and record what operators decide.
 """
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,17 +46,30 @@ class InferenceReport:
         return text
 
 
-def store_claims(switch: Switch, facts: NeighbourFacts, ports_by_key: dict[str, Port], walked: set[str]) -> int:
-    """Replace the switch's evidence of each kind whose table was walked; returns rows stored."""
+def store_claims(switch: Switch, facts: NeighbourFacts, ports_by_key: dict[str, Port],
+                 walked: set[str]) -> tuple[int, bool]:
+    """Replace the switch's evidence of each kind whose table was walked. Returns (rows stored,
+    whether they differ from the stored ones): the same claims again only have seen_at moved, and
+    need no inference run (a rediscovery of an unchanged switch, the usual case)."""
     now = timezone.now()
     kinds = [k for k, col in DISCOVERED_KINDS.items() if col in walked]
     rows = [LinkEvidence(switch=switch, port=ports_by_key.get(c.port_key) if c.port_key else None, kind=c.kind,
                          says=c.says[:255], far=c.far, seen_at=now)
             for c in facts.claims if c.kind in kinds and (c.port_key is None or c.port_key in ports_by_key)]
+    stored = LinkEvidence.objects.filter(switch=switch, kind__in=kinds)
+    before = sorted(map(_claim_key, stored.values_list("port_id", "kind", "says", "far")))
+    if before == sorted(_claim_key((r.port_id, r.kind, r.says, r.far)) for r in rows):
+        stored.update(seen_at=now)
+        return len(rows), False
     with transaction.atomic():
-        LinkEvidence.objects.filter(switch=switch, kind__in=kinds).delete()
+        stored.delete()
         LinkEvidence.objects.bulk_create(rows, batch_size=500)
-    return len(rows)
+    return len(rows), True
+
+
+def _claim_key(row: tuple) -> tuple:
+    port_id, kind, says, far = row
+    return (port_id or 0, kind, says, json.dumps(far, sort_keys=True))
 
 
 def store_continuity(findings: Iterable[li.EvidenceRec]) -> int:

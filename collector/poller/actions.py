@@ -42,25 +42,57 @@ class DiscoveryFailed(Exception):
 DISCOVERY_ERRORS = (SnmpError, ProfileError, OSError, DiscoveryFailed)
 
 
-def discover(switch_id: int) -> DiscoveryReport:
+def discover(switch_id: int, *, infer: bool = True) -> DiscoveryReport:
     """Discovery of one switch and what the archive keeps in step with it, then link inference over
-    the claims it brought. A table the agent did not answer is in the report (report.complete False);
-    a database error is DiscoveryFailed."""
+    the claims it brought if what inference reads changed (`infer`: a discovery slot runs it once
+    for all its switches instead: discover_many). A table the agent did not answer is in the report
+    (report.complete False); a database error is DiscoveryFailed."""
     switch = Switch.objects.get(pk=switch_id)
     try:
         before = changes.capture(switch.id)
         report = discovery.discover(switch)
         changes.record(before)
         link_series(switch)
-        topology.infer_links()
+        if infer and report.topology_changed:
+            topology.infer_links()
     except DatabaseError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-        raise DiscoveryFailed(f"{switch.name}: database error while storing what the agent answered: "
-                              f"{exc.__class__.__name__}: {first}") from None
+        raise DiscoveryFailed(_database_error(switch.name, exc)) from None
     finally:
         ingest.forget(switch.id)
         runner.forget_expected(switch.id)
     return report
+
+
+def _database_error(name: str, exc: DatabaseError) -> str:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+    return f"{name}: database error while storing what the agent answered: {exc.__class__.__name__}: {first}"
+
+
+def discover_many(switch_ids: list[int]) -> dict[str, int]:
+    """Rediscover the switches of one discovery slot, one after the other, then one link inference
+    if any of them changed what inference reads. Inference reads the whole inventory (at 100,000
+    ports a large part of a discovery's cost): run per switch and unconditionally it made
+    rediscovery quadratic in the network's size (docs/benchmarks.md, figure 6); the periodic
+    cellar.infer_links still runs every CELLAR_TOPOLOGY_INTERVAL. A failure is one log line (the next
+    scheduled run tries again); the slot's others go on."""
+    counts: dict[str, int] = {}
+    changed = False
+    for sid in switch_ids:
+        outcome = "failed"
+        try:
+            changed |= discover(sid, infer=False).topology_changed
+            outcome = "done"
+        except DISCOVERY_ERRORS as exc:
+            log.warning("discovery of switch %s failed: %s: %s", sid, exc.__class__.__name__, exc)
+        except Exception:       # a deleted switch or an unexpected error
+            log.exception("discovery of switch %s failed", sid)
+        counts[outcome] = counts.get(outcome, 0) + 1
+    if changed:
+        try:
+            counts["links"] = topology.infer_links().links
+        except DatabaseError as exc:
+            log.warning("link inference after discovery failed: %s", _database_error("inventory", exc))
+    return counts
 
 
 def infer_links(window_min: int | None = None) -> topology.InferenceReport:

@@ -40,17 +40,8 @@ def poll_switches(self, period: float, slot_s: float, switch_ids: list[int]) -> 
 
 @app.task(name="cellar.discover_switches")
 def discover_switches(switch_ids: list[int]) -> dict[str, int]:
-    """Rediscover the switches of one discovery slot, one after the other."""
-    counts: dict[str, int] = {}
-    for sid in switch_ids:
-        try:
-            outcome = discover_switch(int(sid))
-        except Exception:       # a deleted switch or a database error: the slot's others go on
-            log.exception("discovery of switch %s failed", sid)
-            outcome = "failed"
-        key = "failed" if outcome.startswith("failed") else "done"
-        counts[key] = counts.get(key, 0) + 1
-    return counts
+    """Rediscover the switches of one discovery slot; one link inference after them, if needed."""
+    return actions.discover_many([int(i) for i in switch_ids])
 
 
 @app.task(name="cellar.discover_switch")

@@ -81,3 +81,45 @@ def test_duplicate_agent_names_are_named_with_their_ifindex_and_a_rediscovery_ke
     apply_snapshot(switch, Snapshot(ports=list(reversed(snap.ports))))
     assert dict(Port.objects.filter(switch=switch).values_list("key", "name")) == names
     assert dict(Port.objects.filter(switch=switch).values_list("key", "id")) == ids
+
+
+def _atm_snapshot(n_vcs: int, status: str = "up", age_cs: int = 360_000, label: str = "") -> Snapshot:
+    return Snapshot(
+        ports=[PortInfo(key=k, name=f"A{int(k) + 1}", oper_status="up", label=label, state_age_cs=age_cs)
+               for k in ("0", "1")],
+        paths=[PathInfo(port_key="0", vpi=0, status="up", age_cs=age_cs)],
+        channels=[ChannelInfo(port_key="0", vpi=0, vci=32 + i, status=status, age_cs=age_cs) for i in range(n_vcs)],
+        cross_connects=[CrossConnectInfo("vc", "0", 0, 32 + i, "1", 0, 32 + i, age_cs=age_cs) for i in range(n_vcs)])
+
+
+def test_a_rediscovery_of_an_unchanged_switch_writes_only_last_seen_in_a_bounded_number_of_queries(
+        django_assert_max_num_queries):
+    """The cost of rediscovery does not grow with the VCs when nothing changed: before, two statements
+    and a save per VC and cross-connect (update_or_create), and a link inference every time."""
+    switch = Switch.objects.create(name="steady", address="127.0.0.1", detected_profile="fore-asx")
+    first = apply_snapshot(switch, _atm_snapshot(300))
+    assert first.topology_changed and first.counts == {"ports": 2, "VPs": 1, "VCs": 600, "cross-connects": 300}
+    vc = VirtualChannel.objects.get(switch=switch, port__key="0", vci=40)
+    stamp = (vc.up_since, vc.last_seen)
+    # The same answers a little later: "now - age" moves by the run's length, not a change.
+    with django_assert_max_num_queries(20):
+        again = apply_snapshot(switch, _atm_snapshot(300, age_cs=360_050))
+    assert not again.topology_changed and again.counts == first.counts and not any(again.gone.values())
+    vc.refresh_from_db()
+    assert vc.up_since == stamp[0] and vc.last_seen > stamp[1]       # seen again, not rewritten
+
+
+def test_a_rediscovery_writes_what_changed_and_says_whether_link_inference_needs_to_run():
+    switch = Switch.objects.create(name="moving", address="127.0.0.1", detected_profile="fore-asx")
+    apply_snapshot(switch, _atm_snapshot(3))
+    # A VC goes down (its state and its age): that row is rewritten; inference reads no VC.
+    report = apply_snapshot(switch, _atm_snapshot(3, status="down", age_cs=100))
+    assert not report.topology_changed
+    assert set(VirtualChannel.objects.filter(switch=switch, port__key="0").values_list("status", flat=True)) == {"down"}
+    # A port label (inference reads labels: "to sw2 A1"): the next inference is needed.
+    report = apply_snapshot(switch, _atm_snapshot(3, status="down", age_cs=100, label="to sw2 A1"))
+    assert report.topology_changed
+    assert Port.objects.get(switch=switch, key="0").label == "to sw2 A1"
+    # A port vanishing is a change as well.
+    report = apply_snapshot(switch, Snapshot(ports=[PortInfo(key="0", name="A1", label="to sw2 A1")]))
+    assert report.topology_changed and report.gone["ports"] == 1

@@ -143,3 +143,19 @@ def test_decisions_are_remembered_and_bad_input_is_a_conflict(seeded, admin_clie
     topology.decide(lldp.id, "confirmed", "alice")
     topology.infer_links()
     assert Link.objects.get(pk=lldp.id).state == "confirmed" and set(usable_links()) == truth(seeded) - {pair(lldp)}
+
+
+def test_a_discovery_slot_infers_links_once_and_only_when_what_inference_reads_changed(seeded):
+    """Rediscovery of the unchanged network runs no inference (at 100,000 ports it read the whole
+    inventory once per switch discovered); evidence that changed brings one run for the slot."""
+    ids = list(Switch.objects.values_list("id", flat=True))
+    inferred_at = dict(Link.objects.values_list("id", "inferred_at"))
+    counts = actions.discover_many(ids)
+    assert counts == {"done": len(ids)}                      # no "links": inference did not run
+    assert dict(Link.objects.values_list("id", "inferred_at")) == inferred_at
+    # ipsw48's LLDP evidence lost (as if its table had answered nothing last time): it comes back
+    # with the next discovery, and one inference run resolves it again.
+    LinkEvidence.objects.filter(switch__name="ipsw48", kind="lldp").delete()
+    counts = actions.discover_many(ids)
+    assert counts == {"done": len(ids), "links": 3}
+    assert set(usable_links()) == truth(seeded)

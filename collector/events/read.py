@@ -17,8 +17,11 @@ from collector.events.models import KIND_NAMES, Event
 from collector.inventory.models import Port, Switch
 
 MAX_MARKS = 200            # markers on one plot (the most recent that touch it)
-MAX_LIST = 500             # rows of one page of the events list / API
+MAX_LIST = 500             # rows of one answer of the events API
 PAGE_LIST = 50             # events listed on a switch or port page
+PER_PAGE = 100             # rows of a page of the events list (/events/)
+COUNT_MAX = 10_000         # matching events the list counts and pages through: past it, "more than"
+MAX_PAGES = COUNT_MAX // PER_PAGE
 
 # The plot's series' switches, ports, VPs and VCs first (one small aggregate), then the events of
 # those switches in the range (index switch+at), newest first; notes about the whole network
@@ -107,6 +110,46 @@ class Filters:
         if self.text:
             qs = qs.filter(message__icontains=self.text)
         return qs.order_by("-at", "-id")
+
+
+def _pages(counted: int) -> int:
+    return max(1, -(-min(counted, COUNT_MAX) // PER_PAGE))
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A page of the events list. `counted` is the matching events counted up to COUNT_MAX + 1: a
+    large archive is never counted to its end (that was a scan of every match for each page)."""
+    number: int
+    events: list[Event]
+    counted: int
+
+    @property
+    def more(self) -> bool:
+        return self.counted > COUNT_MAX
+
+    @property
+    def pages(self) -> int:
+        return _pages(self.counted)
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.pages
+
+
+def listing(filters: Filters, number: int) -> Listing:
+    """Page `number` (1 to MAX_PAGES; past the last, the last) of the events matching `filters`,
+    newest first: two statements, a count that stops at COUNT_MAX + 1 rows and the page's rows
+    (an OFFSET of at most COUNT_MAX - PER_PAGE)."""
+    qs = filters.query()
+    counted = qs.order_by().values("pk")[:COUNT_MAX + 1].count()
+    number = min(number, _pages(counted))
+    first = (number - 1) * PER_PAGE
+    return Listing(number, list(qs[first:first + PER_PAGE]), counted)
 
 
 def newer_state(port_events: list[Event], discovered_at: datetime | None, oper_status: str) -> Event | None:

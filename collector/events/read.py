@@ -74,11 +74,14 @@ def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark
     return [Mark(i, at, kind, source, msg, sw, port) for i, at, kind, source, msg, sw, port, _, _ in reversed(rows)]
 
 
-def recent(*, switch_id: int | None = None, port_id: int | None = None, limit: int = PAGE_LIST) -> list[Event]:
-    """The newest events of a switch (all of them: its ports', VPs', VCs' too) or of one port
-    (its VPs' and VCs' too)."""
-    qs = Event.objects.select_related("switch", "port", "vp", "vc", "actor")
-    if port_id is not None:
+def recent(*, switch_id: int | None = None, port_id: int | None = None, host_id: int | None = None,
+           limit: int = PAGE_LIST) -> list[Event]:
+    """The newest events of a switch (all of them: its ports', VPs', VCs' too), of one port
+    (its VPs' and VCs' too) or of a host."""
+    qs = Event.objects.select_related("switch", "port", "vp", "vc", "host", "actor")
+    if host_id is not None:
+        qs = qs.filter(host_id=host_id)
+    elif port_id is not None:
         qs = qs.filter(port_id=port_id)
     elif switch_id is not None:
         qs = qs.filter(switch_id=switch_id)
@@ -90,6 +93,7 @@ class Filters:
     kinds: list[str]
     switch: str = ""
     port: str = ""
+    host: str = ""
     start: datetime | None = None
     end: datetime | None = None
     text: str = ""
@@ -103,6 +107,8 @@ class Filters:
             qs = qs.filter(Q(switch__name=self.switch) | Q(data__agent=self.switch))
         if self.port:
             qs = qs.filter(port__name=self.port)
+        if self.host:
+            qs = qs.filter(host__name=self.host)
         if self.start is not None:
             qs = qs.filter(at__gte=self.start)
         if self.end is not None:

@@ -20,6 +20,7 @@ def _filters(request: HttpRequest) -> read.Filters:
     """read.Filters from the query string; ValueError naming a bad time."""
     g = request.GET
     return read.Filters(kinds=g.getlist("kind"), switch=g.get("switch", "").strip(), port=g.get("port", "").strip(),
+                        host=g.get("host", "").strip(),
                         start=parse_optional("start", g.get("start")), end=parse_optional("end", g.get("end")),
                         text=g.get("q", "").strip()[:200])
 
@@ -51,7 +52,7 @@ def event_list(request: HttpRequest) -> HttpResponse:
 
 
 def events_api(request: HttpRequest) -> HttpResponse:
-    """GET ?kind=&switch=&port=&start=&end=&q=&limit= (newest first, at most read.MAX_LIST);
+    """GET ?kind=&switch=&port=&host=&start=&end=&q=&limit= (newest first, at most read.MAX_LIST);
     POST {"text", "switch"?, "port"?, "at"?}: a note (operator)."""
     if request.method == "POST":
         if not request.user.has_perm(roles.POST_NOTES):

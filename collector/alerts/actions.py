@@ -2,11 +2,11 @@
 and the "send test" of a destination. The page app calls these; it never writes the tables."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from collector.alerts import notify
+from collector.alerts import machine, notify
 from collector.alerts.models import Destination, Rule, State
 from collector.alerts.rules import AlertError
 
@@ -38,15 +38,16 @@ def unacknowledge(state: State) -> None:
     state.save(update_fields=["acked_by", "ack_until", "ack_note"])
 
 
-def mute_state(state: State, hours: str) -> None:
-    """No notification for this object until the expiry ("0" or "" unmutes)."""
-    state.muted_until = None if str(hours).strip() in ("", "0") else timezone.now() + _expiry(hours)
-    state.save(update_fields=["muted_until"])
+def mute(target: State | Rule, hours: str) -> None:
+    """No notification until the expiry ("0" or "" unmutes): of one object (a State) or of every
+    object of a rule (a Rule). The page's forms and the admin's actions both come here."""
+    target.muted_until = None if str(hours).strip() in ("", "0") else timezone.now() + _expiry(hours)
+    target.save(update_fields=["muted_until"])
 
 
-def mute_rule(rule: Rule, hours: str) -> None:
-    rule.muted_until = None if str(hours).strip() in ("", "0") else timezone.now() + _expiry(hours)
-    rule.save(update_fields=["muted_until"])
+def is_muted(rule: Rule, state: State, now: datetime) -> bool:
+    """The object's notifications are muted now: its own mute or its rule's is in force."""
+    return machine.active_until(rule.muted_until, now) or machine.active_until(state.muted_until, now)
 
 
 def send_test(destination: Destination, user) -> int:

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from collector.alerts import machine, notify, readings, scopes
+from collector.alerts import actions, machine, notify, readings, scopes
 from collector.alerts.models import EvaluationRun, Rule, State, Transition
 from collector.alerts.readings import Observed
 
@@ -78,7 +78,7 @@ def _transition(rule: Rule, state: State, obs: Observed, frm: str, now: datetime
     if to not in ("firing", "resolved"):
         return 0
     record_alert_event(rule, obs, to, tr.message, now)
-    muted = machine.active_until(rule.muted_until, now) or machine.active_until(state.muted_until, now)
+    muted = actions.is_muted(rule, state, now)
     if to == "firing":
         state.notified = not muted
     elif not state.notified:      # its firing was not sent (muted): neither is its resolution

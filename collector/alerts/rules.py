@@ -4,8 +4,6 @@ the admin show it as it is); nothing is saved unless all of it is right.
 """
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.db import transaction
 
 from collector.alerts import machine
@@ -204,8 +202,3 @@ def save_destination(name: str, url: str, destination: Destination | None = None
     destination.name, destination.url = name, url
     destination.save()
     return destination
-
-
-def mute(rule: Rule, until: datetime | None) -> None:
-    rule.muted_until = until
-    rule.save(update_fields=["muted_until"])

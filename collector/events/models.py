@@ -21,6 +21,7 @@ KINDS = [
     ("vc_state", "VC state change"),
     ("discovery_added", "appeared"),
     ("discovery_removed", "vanished"),
+    ("host_state", "host reachability change"),
     ("alert_firing", "alert firing"),
     ("alert_resolved", "alert resolved"),
     ("note", "note"),
@@ -31,7 +32,7 @@ KINDS = [
 KIND_NAMES = frozenset(k for k, _ in KINDS)
 
 SOURCES = [("poll", "poll"), ("discovery", "discovery"), ("trap", "trap"), ("user", "user"), ("api", "API"),
-           ("alert", "alert")]
+           ("alert", "alert"), ("check", "host check")]
 SOURCE_NAMES = frozenset(s for s, _ in SOURCES)
 
 MESSAGE_MAX = 2000      # characters of a message kept (a note longer than this is refused, not cut)

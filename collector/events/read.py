@@ -17,8 +17,11 @@ from collector.events.models import KIND_NAMES, Event
 from collector.inventory.models import Port, Switch
 
 MAX_MARKS = 200            # markers on one plot (the most recent that touch it)
-MAX_LIST = 500             # rows of one page of the events list / API
+MAX_LIST = 500             # rows of one answer of the events API
 PAGE_LIST = 50             # events listed on a switch or port page
+PER_PAGE = 100             # rows of a page of the events list (/events/)
+COUNT_MAX = 10_000         # matching events the list counts and pages through: past it, "more than"
+MAX_PAGES = COUNT_MAX // PER_PAGE
 
 # The plot's series' switches, ports, VPs and VCs first (one small aggregate), then the events of
 # those switches in the range (index switch+at), newest first; notes about the whole network
@@ -71,11 +74,14 @@ def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark
     return [Mark(i, at, kind, source, msg, sw, port) for i, at, kind, source, msg, sw, port, _, _ in reversed(rows)]
 
 
-def recent(*, switch_id: int | None = None, port_id: int | None = None, limit: int = PAGE_LIST) -> list[Event]:
-    """The newest events of a switch (all of them: its ports', VPs', VCs' too) or of one port
-    (its VPs' and VCs' too)."""
-    qs = Event.objects.select_related("switch", "port", "vp", "vc", "actor")
-    if port_id is not None:
+def recent(*, switch_id: int | None = None, port_id: int | None = None, host_id: int | None = None,
+           limit: int = PAGE_LIST) -> list[Event]:
+    """The newest events of a switch (all of them: its ports', VPs', VCs' too), of one port
+    (its VPs' and VCs' too) or of a host."""
+    qs = Event.objects.select_related("switch", "port", "vp", "vc", "host", "actor")
+    if host_id is not None:
+        qs = qs.filter(host_id=host_id)
+    elif port_id is not None:
         qs = qs.filter(port_id=port_id)
     elif switch_id is not None:
         qs = qs.filter(switch_id=switch_id)
@@ -87,6 +93,7 @@ class Filters:
     kinds: list[str]
     switch: str = ""
     port: str = ""
+    host: str = ""
     start: datetime | None = None
     end: datetime | None = None
     text: str = ""
@@ -100,6 +107,8 @@ class Filters:
             qs = qs.filter(Q(switch__name=self.switch) | Q(data__agent=self.switch))
         if self.port:
             qs = qs.filter(port__name=self.port)
+        if self.host:
+            qs = qs.filter(host__name=self.host)
         if self.start is not None:
             qs = qs.filter(at__gte=self.start)
         if self.end is not None:
@@ -107,6 +116,46 @@ class Filters:
         if self.text:
             qs = qs.filter(message__icontains=self.text)
         return qs.order_by("-at", "-id")
+
+
+def _pages(counted: int) -> int:
+    return max(1, -(-min(counted, COUNT_MAX) // PER_PAGE))
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A page of the events list. `counted` is the matching events counted up to COUNT_MAX + 1: a
+    large archive is never counted to its end (that was a scan of every match for each page)."""
+    number: int
+    events: list[Event]
+    counted: int
+
+    @property
+    def more(self) -> bool:
+        return self.counted > COUNT_MAX
+
+    @property
+    def pages(self) -> int:
+        return _pages(self.counted)
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.pages
+
+
+def listing(filters: Filters, number: int) -> Listing:
+    """Page `number` (1 to MAX_PAGES; past the last, the last) of the events matching `filters`,
+    newest first: two statements, a count that stops at COUNT_MAX + 1 rows and the page's rows
+    (an OFFSET of at most COUNT_MAX - PER_PAGE)."""
+    qs = filters.query()
+    counted = qs.order_by().values("pk")[:COUNT_MAX + 1].count()
+    number = min(number, _pages(counted))
+    first = (number - 1) * PER_PAGE
+    return Listing(number, list(qs[first:first + PER_PAGE]), counted)
 
 
 def newer_state(port_events: list[Event], discovered_at: datetime | None, oper_status: str) -> Event | None:

@@ -3,6 +3,11 @@
 ICMP uses Debian's `ping` (setuid-free: it has the cap_net_raw capability or we are root).
 A refused TCP connection counts as reachable: the host itself answered with a reset. SNMP is
 tried only when a switch in the inventory has the host's address.
+
+A check that changes what is known of the host (unknown or responding -> unreachable, unreachable
+-> responding) is recorded as a `host_state` event (collector/events); a check that confirms the
+state records none, and neither does a host's first check that finds it responding (nothing
+happened).
 """
 from __future__ import annotations
 
@@ -12,12 +17,14 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
 from collector.core.aio import run_async
 from collector.core.snmp_types import SnmpError
+from collector.events.record import record_event
 from collector.inventory.models import Host, Switch
 from collector.poller.models import HostCheck, HostState
 
@@ -90,6 +97,24 @@ def check(host: Host) -> CheckResult:
     return check_snmp(host.address) or result
 
 
+def _word(reachable: bool | None) -> str | None:
+    return None if reachable is None else "up" if reachable else "down"
+
+
+def record_change(host: Host, before: bool | None, result: CheckResult, at: datetime) -> None:
+    """The event of a check that changed the host's state (nothing when it did not)."""
+    if result.reachable == before or (before is None and result.reachable):
+        return
+    if result.reachable:
+        delay = f", {result.rtt_ms:.1f} ms" if result.rtt_ms is not None else ""
+        message = f"host {host.name} responding again ({result.method}{delay})"
+    else:
+        message = f"host {host.name} unreachable ({result.method}: {result.error or 'no answer'})"
+    record_event("host_state", at=at, host_id=host.id, message=message, source="check",
+                 data={"from": _word(before), "to": _word(result.reachable), "method": result.method,
+                       "error": result.error[:255]})
+
+
 def check_and_record(host_id: int) -> CheckResult:
     host = Host.objects.get(pk=host_id)
     result = check(host)
@@ -97,10 +122,14 @@ def check_and_record(host_id: int) -> CheckResult:
     with transaction.atomic():
         HostCheck.objects.create(host_id=host.id, time=now, reachable=result.reachable, rtt_ms=result.rtt_ms,
                                  method=result.method, error=result.error[:255])
-        state, _ = HostState.objects.get_or_create(host=host)
+        # Locked: two checks of one host at once (beat and "check now") see each other's state,
+        # so a change is recorded once.
+        state, _ = HostState.objects.select_for_update().get_or_create(host=host)
+        before = state.reachable
         state.reachable, state.rtt_ms, state.method = result.reachable, result.rtt_ms, result.method
         state.checked_at, state.error = now, result.error[:255]
         if result.reachable:
             state.last_seen_at = now
         state.save()
+        record_change(host, before, result, now)
     return result

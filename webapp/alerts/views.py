@@ -57,8 +57,7 @@ def page(request: HttpRequest) -> HttpResponse:
     for s in states:
         s.plot = plot_link(s.series_ids, s.since, s.rule.window_minutes) if s.series_ids else ""
         s.acked = s.ack_until is not None and s.ack_until > now
-        s.muted = (s.muted_until is not None and s.muted_until > now) or (
-            s.rule.muted_until is not None and s.rule.muted_until > now)
+        s.muted = actions.is_muted(s.rule, s, now)
     destinations = list(Destination.objects.order_by("name"))
     for d in destinations:
         d.shown_url = notify.redacted(str(d.url))
@@ -78,6 +77,13 @@ def _back(request: HttpRequest, text: str, error: bool = False) -> HttpResponse:
     return HttpResponseRedirect(reverse("alerts:page"))
 
 
+def _mute(request: HttpRequest, target: State | Rule, name: str) -> HttpResponse:
+    """The mute form of an object (a State) or a rule: hours from the form, 0 unmutes."""
+    actions.mute(target, request.POST.get("hours", ""))
+    until = target.muted_until
+    return _back(request, f"{name}: " + (f"muted until {until:%Y-%m-%d %H:%M} UTC" if until else "unmuted"))
+
+
 @roles.require(roles.ACK_ALERTS, "acknowledging an alert needs the operator role")
 @require_POST
 def ack(request: HttpRequest, state_id: int) -> HttpResponse:
@@ -87,8 +93,7 @@ def ack(request: HttpRequest, state_id: int) -> HttpResponse:
             actions.unacknowledge(state)
             return _back(request, f"{state.label}: acknowledgement removed")
         if request.POST.get("action") == "mute":
-            actions.mute_state(state, request.POST.get("hours", ""))
-            return _back(request, f"{state.label}: notifications muted" if state.muted_until else "unmuted")
+            return _mute(request, state, state.label)
         actions.acknowledge(state, request.user, request.POST.get("hours", ""), request.POST.get("note", ""))
     except rules.AlertError as exc:
         return _back(request, str(exc), error=True)
@@ -142,9 +147,7 @@ def rule_action(request: HttpRequest, rule_id: int) -> HttpResponse:
             rule.delete()
             return _back(request, f"rule {rule.name} deleted")
         if action == "mute":
-            actions.mute_rule(rule, request.POST.get("hours", ""))
-            return _back(request, f"rule {rule.name}: " + (f"muted until {rule.muted_until:%Y-%m-%d %H:%M} UTC"
-                                                          if rule.muted_until else "unmuted"))
+            return _mute(request, rule, f"rule {rule.name}")
         if action == "override":
             rules.set_override(rule, request.POST.get("object", ""), request.POST.get("threshold", ""),
                                request.POST.get("recovery", ""))

@@ -1,11 +1,10 @@
-"""The events list (filters, pages of PER_PAGE, at most read.MAX_LIST per API answer), the note
+"""The events list (filters, pages of read.PER_PAGE, counted up to read.COUNT_MAX), the note
 form's target and the JSON API (GET: list; POST: a note, operator role, session or API token)."""
 from __future__ import annotations
 
 import json
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
@@ -16,14 +15,12 @@ from collector.events.models import KINDS, Event
 from collector.events.record import EventError
 from webapp.access import roles
 
-PER_PAGE = 100
-MAX_PAGES = 1000          # page numbers past this are refused: narrow the filters instead
-
 
 def _filters(request: HttpRequest) -> read.Filters:
     """read.Filters from the query string; ValueError naming a bad time."""
     g = request.GET
     return read.Filters(kinds=g.getlist("kind"), switch=g.get("switch", "").strip(), port=g.get("port", "").strip(),
+                        host=g.get("host", "").strip(),
                         start=parse_optional("start", g.get("start")), end=parse_optional("end", g.get("end")),
                         text=g.get("q", "").strip()[:200])
 
@@ -42,18 +39,20 @@ def event_list(request: HttpRequest) -> HttpResponse:
     except ValueError as exc:
         return render(request, "events/list.html", {"error": str(exc), "kinds": KINDS, "f": None}, status=400)
     page_no = request.GET.get("page", "1")
-    if not page_no.isdigit() or not 1 <= int(page_no) <= MAX_PAGES:
-        return render(request, "events/list.html", {"error": f"page={page_no!r}: a page number from 1 to {MAX_PAGES}",
-                                                    "kinds": KINDS, "f": f}, status=400)
-    page = Paginator(f.query(), PER_PAGE).get_page(int(page_no))
+    if not page_no.isdigit() or not 1 <= int(page_no) <= read.MAX_PAGES:
+        return render(request, "events/list.html", {
+            "error": f"page={page_no!r}: a page number from 1 to {read.MAX_PAGES} (the list reaches the newest "
+                     f"{read.COUNT_MAX:,} matching events: narrow the filters, From and To, for older ones)",
+            "kinds": KINDS, "f": f}, status=400)
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "events/list.html", {"page": page, "kinds": KINDS, "f": f, "query": query.urlencode(),
-                                                "can_note": request.user.has_perm(roles.POST_NOTES)})
+    return render(request, "events/list.html", {
+        "page": read.listing(f, int(page_no)), "count_max": read.COUNT_MAX, "kinds": KINDS, "f": f,
+        "query": query.urlencode(), "can_note": request.user.has_perm(roles.POST_NOTES)})
 
 
 def events_api(request: HttpRequest) -> HttpResponse:
-    """GET ?kind=&switch=&port=&start=&end=&q=&limit= (newest first, at most read.MAX_LIST);
+    """GET ?kind=&switch=&port=&host=&start=&end=&q=&limit= (newest first, at most read.MAX_LIST);
     POST {"text", "switch"?, "port"?, "at"?}: a note (operator)."""
     if request.method == "POST":
         if not request.user.has_perm(roles.POST_NOTES):

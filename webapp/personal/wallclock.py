@@ -1,4 +1,5 @@
-"""Wall-clock times of a zone, for whole arrays of UTC times at once. Pure (numpy, zoneinfo).
+"""Wall-clock times of a zone, for whole arrays of UTC times at once (one time: `wall_clock_text`,
+the same code on an array of one). Pure (numpy, zoneinfo).
 
 Plotly has no time zones, so a page that draws times in the viewer's zone moves them by the
 zone's UTC offset at each instant. zoneinfo exposes no transition table: the offsets of a range
@@ -74,3 +75,9 @@ def wall_clock_texts(texts: list, zone: ZoneInfo) -> list:
     for i, t in zip(at, local, strict=True):
         out[i] = str(t).replace("T", " ")
     return out
+
+
+def wall_clock_text(text: str, zone: ZoneInfo) -> str:
+    """One time of `wall_clock_texts` (a shape's edge, an annotation, an axis end): the same code,
+    so a marker and the line it marks are moved alike."""
+    return wall_clock_texts([text], zone)[0]

@@ -8,9 +8,8 @@ the times written in hover texts are rewritten. Where clocks go back, the repeat
 over the hour before it (both are there, hover tells them apart by value); where they go forward
 the line steps across the missing hour. UTC (the default) leaves the figure untouched.
 
-The UTC offsets of a range come from the zone's transitions, found by sampling the offset every
-day and bisecting to the second where it changed (zoneinfo exposes no transition table), then
-applied to whole arrays with numpy: a year of 48 series costs one pass, not a call per point.
+The times are moved by webapp/personal/wallclock.py (the zone's offsets over the range, applied to
+whole arrays; a single time, such as an axis end, goes through the same code).
 """
 from __future__ import annotations
 
@@ -21,16 +20,10 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from webapp.personal.wallclock import is_utc, shift_ms, wall_clock_texts
+from webapp.personal.wallclock import is_utc, shift_ms, wall_clock_text, wall_clock_texts
 from webapp.traffic import plots
 
 _STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d(?:\.\d+)?)?)")
-
-
-def _shift_text(value: str, zone: ZoneInfo) -> str:
-    """A Plotly date string 'YYYY-MM-DD HH:MM[:SS[.f]]' (naive UTC) as the zone's wall-clock time."""
-    t = datetime.fromisoformat(value).replace(tzinfo=UTC).astimezone(zone).replace(tzinfo=None)
-    return t.isoformat(sep=" ")
 
 
 def _shift_x(x, zone: ZoneInfo):
@@ -81,13 +74,13 @@ def localize(fig: dict, zone: ZoneInfo) -> dict:
         if shape.get("xref") == "x":
             for k in ("x0", "x1"):
                 if isinstance(shape.get(k), str):
-                    shape[k] = _shift_text(shape[k], zone)
+                    shape[k] = wall_clock_text(shape[k], zone)
     for ann in layout.get("annotations", []):
         if ann.get("xref") == "x" and isinstance(ann.get("x"), str):
-            ann["x"] = _shift_text(ann["x"], zone)
+            ann["x"] = wall_clock_text(ann["x"], zone)
     xaxis = layout.get("xaxis", {})
     if isinstance(xaxis.get("range"), list):
-        xaxis["range"] = [_shift_text(v, zone) if isinstance(v, str) else v for v in xaxis["range"]]
+        xaxis["range"] = [wall_clock_text(v, zone) if isinstance(v, str) else v for v in xaxis["range"]]
     title = xaxis.get("title")
     if isinstance(title, dict) and isinstance(title.get("text"), str):
         title["text"] = title["text"].replace("(UTC)", f"({zone.key})")

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from collector.alerts import evaluate, rules
+from collector.alerts import actions, evaluate, rules
 from collector.alerts.models import Destination, EvaluationRun, Notification, State, Transition
 from collector.core.facts import Flag
 from collector.events.models import Event
@@ -110,6 +110,26 @@ def test_muted_rule_fires_silently_and_its_resolution_is_silent_too(atm):
     evaluate.run(now=NOW + 2 * MIN)
     assert transitions() == [("ok", "firing"), ("firing", "resolved")]
     assert not Notification.objects.exists()
+
+
+def test_an_object_muted_on_its_own_fires_silently_until_its_mute_expires(atm):
+    # The object's mute (not the rule's): the same test of "muted now" as the rule's (actions.is_muted).
+    rate_rule(atm, window_minutes="0")
+    for k, pct in enumerate((95, 10, 95, 10, 95)):          # 95 % from -8, -4 and 0 minutes, 10 % between
+        polls(atm, NOW + (2 * k - 8) * MIN, 120, pct)
+    evaluate.run(now=NOW - 6 * MIN)
+    evaluate.run(now=NOW - 4 * MIN)
+    state = State.objects.get()
+    actions.mute(state, "1")
+    evaluate.run(now=NOW - 2 * MIN)
+    evaluate.run(now=NOW)
+    state.refresh_from_db()
+    state.muted_until = NOW + MIN                           # expired by the next evaluation
+    state.save()
+    evaluate.run(now=NOW + 2 * MIN)
+    assert transitions() == [("ok", "firing"), ("firing", "resolved"), ("resolved", "firing"), ("firing", "resolved"),
+                             ("resolved", "firing")]
+    assert [n.kind for n in Notification.objects.order_by("id")] == ["firing", "resolved", "firing"]
 
 
 def test_status_rule_holds_for_its_minutes(atm):

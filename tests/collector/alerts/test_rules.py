@@ -93,9 +93,9 @@ def test_ack_and_mute_bounds(atm):
             actions.acknowledge(state, None, bad)
     actions.acknowledge(state, None, "2", "looking")
     assert state.ack_until > timezone.now()
-    actions.mute_state(state, "1")
+    actions.mute(state, "1")
     assert state.muted_until is not None
-    actions.mute_state(state, "0")
+    actions.mute(state, "0")
     assert state.muted_until is None
 
 

@@ -53,3 +53,67 @@ def test_check_and_record_keeps_state_and_history():
     state = HostState.objects.get(host=host)
     assert state.reachable and state.last_seen_at and state.rtt_ms is not None
     assert HostCheck.objects.filter(host_id=host.id).count() == 2
+
+
+class LoopbackTcp:
+    """A TCP port of 127.0.0.1 that a test silences and lets answer again: bound but not listening,
+    the kernel resets a connect (the host answered: reachable); listening with its queue full,
+    a connect gets no answer and times out (unreachable)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.filler: socket.socket | None = None
+
+    def silence(self) -> None:
+        self.sock.listen(0)
+        self.filler = socket.create_connection(("127.0.0.1", self.port), timeout=2)   # fills the queue
+
+    def answer(self) -> None:
+        assert self.filler is not None
+        self.filler.close()
+        self.sock.close()              # the port is free again: a connect is refused
+
+
+def test_a_host_going_down_and_back_is_two_events_on_its_page_and_the_list(client):
+    from collector.events.models import Event
+
+    tcp = LoopbackTcp()
+    flaky = Host.objects.create(name="flaky", address="127.0.0.1", check_method="tcp", tcp_port=tcp.port)
+    dark = Host.objects.create(name="dark", address="127.0.0.1", check_method="tcp", tcp_port=tcp.port)
+    steady = Host.objects.create(name="steady", address="127.0.0.1", check_method="icmp")
+
+    def check(host: Host) -> None:             # the host page's "check now" (operator)
+        assert client.post(f"/hosts/{host.name}/check").status_code == 302
+
+    for host in (flaky, flaky, steady, steady):
+        check(host)                            # first seen responding, then confirmed: no event
+    assert not Event.objects.exists()
+    try:
+        tcp.silence()
+        for host in (flaky, flaky, dark):
+            check(host)
+    finally:
+        tcp.answer()
+    check(flaky)
+    check(flaky)
+    assert HostCheck.objects.filter(host_id=flaky.id).count() == 6
+    assert HostState.objects.get(host=flaky).reachable and not HostState.objects.get(host=dark).reachable
+    rows = list(Event.objects.filter(kind="host_state", source="check").order_by("at", "id"))
+    assert [(e.host.name, e.data["from"], e.data["to"]) for e in rows] == [
+        ("flaky", "up", "down"), ("dark", None, "down"), ("flaky", "down", "up")]
+    assert Event.objects.count() == 3
+    assert rows[0].message == f"host flaky unreachable (tcp: tcp/{tcp.port}: TimeoutError)"
+    assert rows[2].message.startswith("host flaky responding again (tcp, ")
+
+    page = client.get("/hosts/flaky/").content.decode()
+    section = page[page.index('id="host-events"'):page.index("VCs from flaky")]
+    assert section.count('class="event-host_state"') == 2
+    assert "host flaky unreachable" in section and "host flaky responding again" in section
+    assert "host dark" not in section
+    assert "No event recorded for this host" in client.get("/hosts/steady/").content.decode()
+    listed = client.get("/events/?host=flaky").content.decode()
+    assert "2 events · page 1 of 1" in listed and 'href="/hosts/flaky/"' in listed
+    everything = client.get("/events/?kind=host_state").content.decode()
+    assert "3 events" in everything and "host dark unreachable" in everything

@@ -89,6 +89,29 @@ def test_ack_with_expiry_and_viewers_read_only(client, sw):
     assert "acknowledge</button>" not in viewer.get("/alerts/").content.decode()
 
 
+def test_mute_an_object_or_its_rule_one_form_one_message(client, sw):
+    rule = rules.save({"name": "down", "kind": "status", "scope": "switch", "switch": "asx-page",
+                       "window_minutes": "0"}, [])
+    evaluate.run()
+    state = State.objects.get()
+
+    def badge() -> bool:
+        return '<span class="badge muted">muted</span>' in client.get("/alerts/").content.decode()
+
+    assert not badge()
+    r = client.post(f"/alerts/states/{state.id}/ack", {"action": "mute", "hours": "2"}, follow=True)
+    state.refresh_from_db()
+    assert f"asx-page A1: muted until {state.muted_until:%Y-%m-%d %H:%M} UTC" in r.content.decode() and badge()
+    r = client.post(f"/alerts/states/{state.id}/ack", {"action": "mute", "hours": "0"}, follow=True)
+    assert "asx-page A1: unmuted" in r.content.decode() and not badge()
+    r = client.post(f"/alerts/states/{state.id}/ack", {"action": "mute", "hours": "9999"}, follow=True)
+    assert "0.1 to 720 hours" in r.content.decode() and not badge()
+    client.post(f"/alerts/rules/{rule.id}/action", {"action": "mute", "hours": "1"})
+    assert badge()                                          # the rule's mute covers its objects
+    r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "mute", "hours": ""}, follow=True)
+    assert "rule down: unmuted" in r.content.decode() and not badge()
+
+
 def test_admin_rule_form_uses_the_same_checks(sw, settings):
     admin = Client()
     admin.force_login(make_user("boss", "admin"))

@@ -103,3 +103,37 @@ def test_notes_from_the_form_and_the_api(client, plotted):
     r = client.post("/events/api", json.dumps({"text": "hi"}), content_type="application/json",
                     HTTP_AUTHORIZATION=f"Bearer {vplain}")
     assert r.status_code == 403 and "operator" in r.json()["error"]
+
+
+def _plan_rows(node: dict) -> int:
+    """The most rows any node of an EXPLAIN ANALYZE plan produced."""
+    return max([int(node["Actual Rows"])] + [_plan_rows(n) for n in node.get("Plans", [])])
+
+
+def test_the_list_counts_a_large_archive_only_up_to_its_bound(client, plotted):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from collector.events import read
+
+    table, extra = Event._meta.db_table, read.COUNT_MAX + 50 - Event.objects.count()
+    with connection.cursor() as cur:
+        cur.execute(f"INSERT INTO {table} (at, kind, message, source, data, dedupe, recorded_at) "
+                    "SELECT now() - g * interval '1 second', 'note', 'bulk ' || g, 'user', '{}', md5('bulk' || g), "
+                    "now() FROM generate_series(1, %s) g", [extra])
+    assert Event.objects.count() == read.COUNT_MAX + 50
+    client.force_login(make_user("viewer-ev5", "viewer"))
+    with CaptureQueriesContext(connection) as seen:
+        page = client.get("/events/").content.decode()
+    assert f"more than {read.COUNT_MAX:,} events · page 1 of {read.MAX_PAGES}" in page and 'id="events-bound"' in page
+    mine = [q["sql"] for q in seen.captured_queries if table in q["sql"]]
+    assert len(mine) == 2, mine                            # the bounded count and the page's rows
+    with connection.cursor() as cur:                       # no node of the count read past the bound
+        cur.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + mine[0])
+        assert _plan_rows(cur.fetchone()[0][0]["Plan"]) == read.COUNT_MAX + 1
+    last = client.get(f"/events/?page={read.MAX_PAGES}").content.decode()
+    assert ">newer</a>" in last and ">older</a>" not in last and last.count('class="event-') == read.PER_PAGE
+    beyond = client.get(f"/events/?page={read.MAX_PAGES + 1}")
+    assert beyond.status_code == 400 and "narrow the filters" in beyond.content.decode()
+    exact = client.get("/events/?kind=reboot&switch=asx-ev&page=7").content.decode()
+    assert "2 events · page 1 of 1" in exact and 'id="events-bound"' not in exact    # past the last: the last

@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from webapp.personal.wallclock import is_utc, wall_clock_texts
+from webapp.personal.wallclock import is_utc, wall_clock_text, wall_clock_texts
 
 BERLIN, KOLKATA, NY = ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Kolkata"), ZoneInfo("America/New_York")
 
@@ -37,3 +37,8 @@ def test_a_year_every_hour_equals_zoneinfo_and_gaps_stay():
 
 def test_utc_keys():
     assert is_utc(ZoneInfo("Etc/UTC")) and not is_utc(BERLIN)
+
+
+@pytest.mark.parametrize("text", ["2026-03-29 01:00", "2026-10-25T01:30:00Z", "2026-11-20 10:00:00.250"])
+def test_one_text_is_the_array_answer(text):
+    assert wall_clock_text(text, BERLIN) == wall_clock_texts([text], BERLIN)[0] != text

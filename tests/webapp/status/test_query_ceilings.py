@@ -36,7 +36,7 @@ CEILINGS = {
     "/pvcs/?status=up": 19,
     "/hosts/": 12,
     "/hosts/?page=2": 12,
-    "/hosts/alpha.example/": 24,
+    "/hosts/alpha.example/": 25,                 # + its events (one statement, read.recent)
     "/search/?q=example": 12,
     "/path/?src=alpha&dst=gamma": 30,
     "/path/vc/?switch=fore-b&port=A4&vpi=0&vci=200": 21,

@@ -66,3 +66,21 @@ def test_the_csv_keeps_utc_and_gives_the_zones_offset_with_tz(client, net):
         assert a[1:] == b[1:]
     bad = client.get(f"/traffic/export.csv?{q}&tz=Mars/Olympus")
     assert bad.status_code == 400 and "unknown time zone" in bad.content.decode()
+
+
+def test_markers_and_axis_ends_move_exactly_like_the_line_they_mark():
+    # One conversion for arrays and single times: a shape edge, an annotation and an axis end at
+    # the same instant as a line's point get the same text (also in the hour Berlin's clocks
+    # repeat, and to the millisecond).
+    times, fine = ["2026-10-25 00:30:00", "2026-10-25 01:30:00"], "2026-07-01 12:00:00.250"
+    fig = {"data": [{"x": list(times)}, {"x": [fine]}],
+           "layout": {"xaxis": {"range": list(times)},
+                      "shapes": [{"xref": "x", "x0": times[1], "x1": fine}],
+                      "annotations": [{"xref": "x", "x": fine}, {"xref": "paper", "x": fine}]}}
+    out = timeaxis.localize(fig, ZoneInfo("Europe/Berlin"))
+    line, point = out["data"][0]["x"], out["data"][1]["x"][0]
+    assert line == ["2026-10-25 02:30:00", "2026-10-25 02:30:00"] and point == "2026-07-01 14:00:00.250"
+    assert out["layout"]["xaxis"]["range"] == line
+    assert [out["layout"]["shapes"][0][k] for k in ("x0", "x1")] == [line[1], point]
+    assert out["layout"]["annotations"][0]["x"] == point
+    assert out["layout"]["annotations"][1]["x"] == fine                # paper coordinates are not times

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from collector.events import read as events
 from collector.inventory.models import Host
 from collector.poller import actions
 from collector.poller.models import HostCheck, HostState
@@ -82,7 +83,7 @@ def host_detail(request: HttpRequest, name: str) -> HttpResponse:
     context = {"host": host, "state": state, "checks": checks, "history": history[host.id], "history_start": start,
                "bucket_s": width, "outgoing": [trace_view(data, t) for t in outgoing],
                "incoming": [trace_view(data, t) for t in incoming], "attachments": atts,
-               "others": others, "now": timezone.now()}
+               "others": others, "now": timezone.now(), "events": events.recent(host_id=host.id)}
     return render(request, "status/host_detail.html", context)
 
 

@@ -234,7 +234,8 @@ def _measure(ctx: Context, procs: list[Proc], window: float) -> tuple[list, list
     for _ in range(ctx.runs):
         bg_s = procstat.Sampler()
         bg_s.poll(_db_pids()[1])
-        db_s = procstat.TitleSampler(f" {db.dbname_of(ctx.db_url)} ", exclude=(own,)).start()
+        db_s = procstat.TitleSampler(f" {db.dbname_of(ctx.db_url)} ", exclude=(own,),
+                                      parent=procstat.parent_of(own)).start()
         sessions0 = _sessions()
         cpu0 = {p.name: procstat.cpu_seconds(p.pid) or 0.0 for p in procs}
         lo, t0, last_lag = time.time(), time.monotonic(), 0.0

@@ -107,6 +107,12 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2:].split()
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent process id (of a PostgreSQL backend: its cluster's postmaster)."""
+    f = _stat_fields(pid)
+    return int(f[1]) if f is not None else None
+
+
 class TitleSampler:
     """CPU of the processes whose command line (process title) contains `marker`, e.g. the
     PostgreSQL backends of one database ("postgres: cellar cellar_bench 127.0.0.1(...) idle").
@@ -117,10 +123,13 @@ class TitleSampler:
     (`exits` counts the processes that ended during the measurement).
     """
 
-    def __init__(self, marker: str, period: float = 0.05, exclude: tuple[int, ...] = ()):
+    def __init__(self, marker: str, period: float = 0.05, exclude: tuple[int, ...] = (), parent: int | None = None):
         import threading
 
         self.marker = marker.encode()
+        # Only children of this process (a cluster's postmaster): another cluster on the machine may
+        # have a database of the same name (two checkouts benchmarking at once).
+        self.parent = parent
         self.period = period
         self.exclude = set(exclude)
         self.first: dict[int, float] = {}
@@ -167,6 +176,9 @@ class TitleSampler:
             if ours is None:
                 try:
                     ours = self.marker in Path(f"/proc/{pid}/cmdline").read_bytes() and pid not in self.exclude
+                    if ours and self.parent is not None:
+                        stat = _stat_fields(pid)
+                        ours = stat is not None and int(stat[1]) == self.parent
                 except OSError:
                     continue
                 self.checked[pid] = ours

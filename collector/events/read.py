@@ -6,13 +6,15 @@ data lists), or is a note naming nothing (a note about the whole network: every 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+import psycopg
 from django.db.models import Q, QuerySet
 
 from collector.archive.models import Series
-from collector.archive.prepared import server_cursor
+from collector.archive.prepared import Send, read_one
 from collector.events.models import KIND_NAMES, Event
 from collector.inventory.models import Port, Switch
 
@@ -68,10 +70,19 @@ def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark
     the most recent)."""
     if not series_ids:
         return []
-    with server_cursor() as cur:           # prepared: planning the statement cost 10x running it
-        cur.execute(_TOUCHING, {"start": start, "end": end, "ids": list(series_ids)}, prepare=True)
-        rows = cur.fetchall()
-    return [Mark(i, at, kind, source, msg, sw, port) for i, at, kind, source, msg, sw, port, _, _ in reversed(rows)]
+    return read_one(send_touching(series_ids, start, end))
+
+
+def send_touching(series_ids: list[int], start: datetime, end: datetime) -> Send:
+    """touching() as a statement to send with others (a plot sends it with its buckets:
+    collector/archive/prepared.py together)."""
+    args = {"start": start, "end": end, "ids": list(series_ids)}
+
+    def send(cur: psycopg.Cursor) -> Callable[[], list[Mark]]:
+        cur.execute(_TOUCHING, args, prepare=True)      # prepared: planning it cost 10x running it
+        return lambda: [Mark(i, at, kind, source, msg, sw, port)
+                        for i, at, kind, source, msg, sw, port, _, _ in reversed(cur.fetchall())]
+    return send
 
 
 def recent(*, switch_id: int | None = None, port_id: int | None = None, host_id: int | None = None,

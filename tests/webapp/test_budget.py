@@ -47,6 +47,25 @@ def test_pg_sleep_past_the_limit_is_stopped_with_the_message(settings):
                                  "the range or choose fewer series, or choose a coarser resolution.")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_budget_opens_one_and_the_timeout_ends_with_it(settings):
+    """A request's case (autocommit): BEGIN and SET LOCAL go in one message, COMMIT ends both."""
+    settings.CELLAR_WEB_TIMEOUT_MAX_MS = 300
+    before = show_timeout()
+    assert before != "300ms" and not connection.in_atomic_block
+    with budget.statement_budget("traffic.data"):
+        assert connection.in_atomic_block and show_timeout() == "300ms"
+        with connection.cursor() as cur:
+            cur.execute("SELECT now() = statement_timestamp()")    # false: a transaction began before
+            assert cur.fetchone()[0] is False
+    assert show_timeout() == before
+    with pytest.raises(budget.TooSlow):
+        with budget.statement_budget("traffic.data"):
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_sleep(5)")
+    assert show_timeout() == before and connection.connection.info.transaction_status == 0    # idle
+
+
 def test_endpoints_answer_503_with_their_limit(net, client, settings):
     """The samples and tiers locked: each endpoint's real query waits until its own limit."""
     settings.CELLAR_WEB_TIMEOUT_MAX_MS = 500
@@ -60,6 +79,9 @@ def test_endpoints_answer_503_with_their_limit(net, client, settings):
         assert data.status_code == 503 and data["Cellar-Limit-Ms"] == "500"
         assert data.json() == {"limit_ms": 500, "error": "plot data took longer than its limit of 0.5 s and was "
                                "stopped: narrow the range or choose fewer series, or choose a coarser resolution."}
+        # the buckets and the events sent together (one pipeline): the error comes at its sync
+        buckets = client.get(f"/traffic/api/data?{q}&res=1m")
+        assert buckets.status_code == 503 and buckets.json() == data.json()
         p95 = client.get(f"/traffic/api/p95?{q}")
         assert p95.status_code == 503
         assert "the 95th percentile took longer than its limit of 0.5 s" in p95.json()["error"]

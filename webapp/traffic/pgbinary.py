@@ -18,13 +18,14 @@ big-endian. An empty array has 0 dimensions and nothing else.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+import psycopg
 from psycopg.adapt import Loader
 from psycopg.pq import Format
 
-from collector.archive.prepared import server_cursor
+from collector.archive.prepared import Send, read_one
 
 # element type name -> (OID of its array type, big-endian numpy type of one element). A
 # timestamptz is sent as int64 microseconds since 2000-01-01 UTC (see epoch_seconds).
@@ -78,15 +79,26 @@ def parse_array(data: bytes | None, element: str) -> np.ndarray:
     return values["value"]
 
 
+def send_columns(query: str, params: Mapping, columns: Sequence[tuple[str, str]]) -> Send:
+    """fetch_columns as a statement to send with others (collector/archive/prepared.py together)."""
+    select = ", ".join(f"array_agg({name}::{element})" for name, element in columns)
+
+    def send(cur: psycopg.Cursor) -> Callable[[], dict[str, np.ndarray]]:
+        for element in {e for _, e in columns}:
+            cur.adapters.register_loader(ARRAY_TYPES[element][0], _RawArrayLoader)
+        cur.execute(f"SELECT {select} FROM ({query}) q", params, binary=True, prepare=True)
+
+        def read() -> dict[str, np.ndarray]:
+            row = cur.fetchone()
+            assert row is not None          # an aggregate without GROUP BY: always one row
+            return {name: parse_array(data, element) for (name, element), data in zip(columns, row)}
+        return read
+    return send
+
+
 def fetch_columns(query: str, params: Mapping, columns: Sequence[tuple[str, str]]) -> dict[str, np.ndarray]:
     """Each named column of `query`'s rows as a numpy array (same row order in every column).
 
     columns: (name, element type) pairs; the query must name its output columns so and never
     yield NULL in them. Prepared (parsed once per connection)."""
-    select = ", ".join(f"array_agg({name}::{element})" for name, element in columns)
-    with server_cursor() as cur:
-        for element in {e for _, e in columns}:
-            cur.adapters.register_loader(ARRAY_TYPES[element][0], _RawArrayLoader)
-        cur.execute(f"SELECT {select} FROM ({query}) q", params, binary=True, prepare=True)
-        row = cur.fetchone()
-    return {name: parse_array(data, element) for (name, element), data in zip(columns, row)}
+    return read_one(send_columns(query, params, columns))

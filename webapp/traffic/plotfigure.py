@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.http import HttpRequest
 
-from collector.events import read as events
 from webapp.traffic import bursts, compare, eventmarks, grouptotal, plots, runbands, service, timeaxis
 from webapp.traffic.params import PlotRequest
 from webapp.traffic.service import Plan, Plotted
@@ -49,12 +48,11 @@ def data_body(request: HttpRequest, plan: Plan, *, with_figure: bool, with_point
     """api/data's answer and, when asked, the figure (the images use it too): points, gaps,
     statistics, bursts, runs, comparisons, the zone."""
     rule = bursts.rule_from(request.GET)
-    plotted = service.fetch(plan, with_p95=with_p95)
+    plotted = service.fetch(plan, with_p95=with_p95, with_events=True)
     earlier = compare.fetch(plan)
     body = service.data_json(plan, plotted, with_points=with_points)
     found = bursts.attach(body, plotted, rule, plan.res == "raw")
     body["runs"] = runbands.runs_json(plan.runs)
-    plan.events = events.touching([s.id for s in plan.series], plan.start, plan.end)
     body["events"] = eventmarks.events_json(plan.events)
     zone = zone_for(request, plan.req)
     body["zone"] = zone.key

@@ -8,7 +8,7 @@ switch is looked up once, so a sample row yields just the wanted elements.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -18,7 +18,7 @@ from django.db import connection
 
 from collector.archive import rollup
 from collector.archive.positions import Positions, layout_positions, position_expr
-from collector.archive.prepared import server_cursor
+from collector.archive.prepared import Send, server_cursor
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
@@ -225,7 +225,7 @@ _BUCKET_VALUES = ("series_id AS sid, bucket AS t, sum_delta AS d, sum_interval_m
 
 def buckets_sql(res: str, main: Segment | None, tail: Sequence[Segment]) -> str:
     """All buckets of the plot, one row each (_BUCKET_VALUES), in no particular order: the main
-    tier, then the tail aggregated. Sorting is left to the client (fetch_buckets): sorted in
+    tier, then the tail aggregated. Sorting is left to the client (_by_series): sorted in
     the statement, PostgreSQL sorted the tier's rows, slower than numpy sorts them afterwards."""
     parts = []
     if main is not None:
@@ -236,17 +236,29 @@ def buckets_sql(res: str, main: Segment | None, tail: Sequence[Segment]) -> str:
     return " UNION ALL ".join(parts)
 
 
-def fetch_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
-                  tail: Sequence[Segment]) -> dict[int, Columns]:
+def send_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
+                 tail: Sequence[Segment]) -> Send | None:
     """Each series' buckets of width `res` over [main, tail), oldest first, in one statement (so
-    one snapshot: a rollup committing meanwhile cannot make a bucket appear twice or not at all)."""
-    out = {s.id: empty() for s in series}
+    one snapshot: a rollup committing meanwhile cannot make a bucket appear twice or not at all),
+    to send alone (prepared.read_one) or with others (prepared.together); None when the plan
+    reads nothing (every series then has no points)."""
     if main is None and not tail:
-        return out
+        return None
     params = tail_params(series, tail)
     if main is not None:
         params["mlo"], params["mhi"] = main[1], main[2]
-    col = pgbinary.fetch_columns(buckets_sql(res, main, tail), params, _BUCKET_COLUMNS)
+    send = pgbinary.send_columns(buckets_sql(res, main, tail), params, _BUCKET_COLUMNS)
+    ids = [s.id for s in series]
+
+    def sent(cur) -> Callable[[], dict[int, Columns]]:
+        read = send(cur)
+        return lambda: _by_series(ids, res, read())
+    return sent
+
+
+def _by_series(ids: list[int], res: str, col: dict[str, np.ndarray]) -> dict[int, Columns]:
+    """The statement's columns (rows in no order) split into each series' columns, oldest first."""
+    out = {sid: empty() for sid in ids}
     # Stable: of two rows of a series at one time (main and tail overlapping, which the plan
     # rules out), the main tier's comes first and is the one kept below.
     order = np.lexsort((col["t"], col["sid"]))

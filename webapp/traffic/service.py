@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from collector.archive.prepared import read_one, together
 from collector.core.facts import flag_names
 from collector.core.isotime import iso
+from collector.events import read as events
 from collector.groups.resolve import GroupError
 from collector.groups.resolve import resolve as resolve_group
 from webapp.traffic import grouptotal, params, points, queries, tiers, units
@@ -113,13 +115,21 @@ class Plotted:
     stats: Stats
 
 
-def fetch(p: Plan, *, with_p95: bool = True) -> list[Plotted]:
+def fetch(p: Plan, *, with_p95: bool = True, with_events: bool = False) -> list[Plotted]:
     """The plot's points, gaps (with their reasons) and statistics; the 95th percentile only when
-    asked, because it reads a finer resolution than the plot (see p95)."""
-    if p.res == "raw":
-        data = queries.fetch_raw(p.series, p.start, p.end)
+    asked, because it reads a finer resolution than the plot (see p95). with_events: also the
+    events that touch the series (p.events), sent with the buckets (one round trip for both)."""
+    marks = events.send_touching([s.id for s in p.series], p.start, p.end) if with_events and p.series else None
+    buckets = queries.send_buckets(p.series, p.res, p.main, p.tail) if p.res != "raw" else None
+    if buckets is not None and marks is not None:
+        data, p.events = together(buckets, marks)
     else:
-        data = queries.fetch_buckets(p.series, p.res, p.main, p.tail)
+        if p.res == "raw":
+            data = queries.fetch_raw(p.series, p.start, p.end)
+        else:
+            data = read_one(buckets) if buckets is not None else {s.id: points.empty() for s in p.series}
+        if marks is not None:
+            p.events = read_one(marks)
     p95s = p95(p) if with_p95 else {}
     out = []
     for s in p.series:

@@ -70,3 +70,38 @@ def test_a_change_of_counter_width_is_a_discontinuity_never_a_spike():
     flags = [r.flags[p] for r, p in zip(rows, pos)]
     assert deltas == [None, 15_000, None, 15_000, None]
     assert flags[2] == Flag.WIDTH and flags[4] == Flag.WIDTH and flags[3] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stale_catalogs_are_checked_by_digest_in_one_statement_and_read_again_only_when_changed(
+        django_assert_num_queries):
+    from collector.archive import ingest
+    from collector.archive.models import Series
+    from collector.inventory.models import Switch
+
+    sws = [Switch.objects.create(name=f"cat{i}", address="127.0.0.1", community="x", profile="if-mib")
+           for i in range(3)]
+    for sw in sws:
+        for k in ("1", "2"):
+            Series.objects.create(switch=sw, object_name="ifHCInOctets", index=k, width=64, metric="octets",
+                                  unit="octets", capacity_per_s=125_000_000)
+    cats = [ingest.catalog_of(sw.id) for sw in sws]
+    ids = [sw.id for sw in sws]
+    for cat in cats:
+        cat.loaded_at -= ingest.CATALOG_TTL_S + 1          # all three stale
+    ingest.refresh_catalogs(ids)                            # first check: digests unknown, read again
+    for cat in [ingest.catalog_of(i) for i in ids]:
+        cat.loaded_at -= ingest.CATALOG_TTL_S + 1
+    with django_assert_num_queries(1):                      # unchanged: one statement for the three
+        ingest.refresh_catalogs(ids)
+    # Discovery changes one switch's capacity (a port's new speed): only that catalog is read again.
+    Series.objects.filter(switch=sws[1], index="2").update(capacity_per_s=1_250_000_000)
+    for i in ids:
+        ingest.catalog_of(i).loaded_at -= ingest.CATALOG_TTL_S + 1
+    with django_assert_num_queries(2):                      # the digests, then switch cat1's rows
+        ingest.refresh_catalogs(ids)
+    assert ingest.catalog_of(sws[1].id).by_key[("ifHCInOctets", "2")].capacity_per_s == 1_250_000_000
+    assert ingest.catalog_of(sws[0].id).by_key[("ifHCInOctets", "2")].capacity_per_s == 125_000_000
+    # Nothing stale: no statement at all.
+    with django_assert_num_queries(0):
+        ingest.refresh_catalogs(ids)

@@ -109,3 +109,26 @@ def test_a_batch_and_single_polls_write_the_same_rows_and_never_twice(agent):
     finally:
         held.release()
     assert len(_rows(sw.id)) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_expected_ports_of_a_slot_are_read_in_one_statement_and_kept_for_their_ttl(django_assert_num_queries):
+    from collector.inventory.models import Port
+
+    sws = [Switch.objects.create(name=f"exp{i}", address="127.0.0.1", community="x", profile="if-mib")
+           for i in range(4)]
+    for sw in sws[:3]:
+        Port.objects.bulk_create([Port(switch=sw, key=str(k), name=f"p{k}") for k in (1, 2)])
+    Port.objects.filter(switch=sws[2], key="2").update(gone_at="2026-01-01T00:00:00Z")
+    ids = [sw.id for sw in sws]
+    runner.forget_switches()
+    with django_assert_num_queries(1):
+        got = runner.expected_many(ids)
+    assert got == {ids[0]: {"port": frozenset({"1", "2"})}, ids[1]: {"port": frozenset({"1", "2"})},
+                   ids[2]: {"port": frozenset({"1"})}, ids[3]: None}      # gone ports and no discovery
+    with django_assert_num_queries(0):                                  # within the TTL: kept
+        assert runner.expected_many(ids) == got
+    runner.forget_expected(ids[0])                                       # discovery of one switch
+    Port.objects.create(switch=sws[0], key="3", name="p3")
+    with django_assert_num_queries(1):
+        assert runner.expected_many(ids)[ids[0]] == {"port": frozenset({"1", "2", "3"})}

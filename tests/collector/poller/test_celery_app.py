@@ -28,6 +28,26 @@ def test_worker_start_freezes_the_startup_heap():
         gc.collect()
         assert alive() is None
     finally:
+        gc.set_threshold(700, 10, 10)
+        gc.unfreeze()
+
+
+def test_worker_start_raises_the_collector_thresholds_and_young_cycles_are_still_freed_on_their_own():
+    before = gc.get_threshold()
+    gc.unfreeze()
+    try:
+        worker_ready.send(sender=None)
+        assert gc.get_threshold() == celery_app.GC_THRESHOLDS
+        node = _Node()
+        node.me = node
+        alive = weakref.ref(node)
+        del node
+        # No gc.collect(): the allocations of polling (more than the young threshold, kept alive)
+        # set off a young collection, which frees the cycle.
+        kept = [(i,) for i in range(celery_app.GC_THRESHOLDS[0] + 10_000)]
+        assert alive() is None and len(kept) > celery_app.GC_THRESHOLDS[0]
+    finally:
+        gc.set_threshold(*before)
         gc.unfreeze()
 
 
@@ -37,4 +57,5 @@ def test_prefork_children_freeze_too():
         worker_process_init.send(sender=None)
         assert gc.get_freeze_count() > 10_000
     finally:
+        gc.set_threshold(700, 10, 10)
         gc.unfreeze()

@@ -39,10 +39,12 @@ def pages(data: pagesdata.PagesData) -> list[tuple[str, str, str]]:
         ("13j", "search: one switch's name", "/search/?q=pg-ip-0003"),
         ("13j2", "search: a word in every IP port's label (first 100 shown)", "/search/?q=uplink"),
         ("13k", "API: series search (limit 200)", "/traffic/api/series?q=Gi1/0/1&limit=200"),
+        ("13k2", "API: series search, a word in every IP port's label", "/traffic/api/series?q=uplink&limit=200"),
         ("13l", "API: inventory (switch list)", "/traffic/api/inventory"),
         ("13m", "API: one switch's tree", "/traffic/api/inventory/{big_atm_id}"),
         ("13n", "plot of 48 series, 30 days", f"/traffic/api/data?s={s48}&range=30d&figure=1&points=0&p95=0"),
         ("13o", "plot of 48 series, 1 year", f"/traffic/api/data?s={s48}&range=1y&figure=1&points=0&p95=0"),
+        ("13p", "map: graph API", "/map/api/graph"),
     ]
 
 

@@ -5,6 +5,8 @@ What is generated (full run; --smoke in brackets):
   fore) of 32 ports [2]: 100,000 ports [256], each with a receive and a transmit octets (cells on
   ATM) series; every ATM switch has 1,000 VCs (31 or 32 per port) [100 in all: 50,000 VCs], each
   with two cell series, and 500 VC cross-connects pairing them (25,000 PVCs) [50];
+- 2,050 links between IP switches [4]: 50 distribution switches in a ring, every other IP switch
+  cabled to one of them (the map's graph);
 - 1,000 hosts [20], each attached to a port by a confirmed link, with its reachability checked
   every 5 minutes for a day (288,000 checks) [a day];
 - switch health (polled a few seconds ago) for all, one layout per switch and its latest raw
@@ -136,6 +138,27 @@ def build(ctx: Context) -> PagesData:
               "JOIN (SELECT id, row_number() OVER (ORDER BY is_atm DESC, key::int %% 48 = 3 DESC, id) AS n "
               "      FROM inventory_port) p ON p.n = h.n", [], "ON CONFLICT DO NOTHING")
         tmpl_link.delete()
+        # links between switches, for the map: the first 50 IP switches are distribution switches in
+        # a ring (port 47 to the next one's port 46), every other IP switch's port 48 is cabled to a
+        # distribution switch's port 1..40 (the ATM switches carry the hosts and are not linked):
+        # 2,050 links [4], a third inferred with a confidence
+        dist = min(len(ip_ids), 50) if not ctx.smoke else 2
+        tl = Link.objects.create(a_port_id=ta.id, b_port_id=Port.objects.filter(switch_id=atm_ids[0]).order_by(
+            "id").last().id, source="manual", state="confirmed")
+        clone(cur, Link, tl.id, {
+            "a_port_id": "pa.id", "b_port_id": "pb.id",
+            "source": "CASE WHEN g.n %% 3 = 0 THEN 'inferred' ELSE 'manual' END",
+            "state": "CASE WHEN g.n %% 3 = 0 THEN 'inferred' ELSE 'confirmed' END",
+            "confidence": "CASE WHEN g.n %% 3 = 0 THEN 0.8 END"},
+            "(SELECT i AS n, s.id AS a_sw, CASE WHEN i <= %s THEN '47' ELSE '48' END AS a_key, "
+            "        d.id AS b_sw, CASE WHEN i <= %s THEN '46' ELSE (1 + (i - %s - 1) / %s)::text END AS b_key "
+            "   FROM unnest(%s::int[]) WITH ORDINALITY s(id, i) "
+            "   JOIN unnest(%s::int[]) WITH ORDINALITY d(id, j) "
+            "     ON d.j = CASE WHEN s.i <= %s THEN s.i %% %s + 1 ELSE 1 + (s.i - %s - 1) %% %s END) g "
+            "JOIN inventory_port pa ON pa.switch_id = g.a_sw AND pa.key = g.a_key "
+            "JOIN inventory_port pb ON pb.switch_id = g.b_sw AND pb.key = g.b_key",
+            [dist, dist, dist, dist, ip_ids, ip_ids[:dist], dist, dist, dist, dist])
+        tl.delete()
         cur.execute("INSERT INTO status_hoststate (host_id, reachable, rtt_ms, method, checked_at, last_seen_at, "
                     "error) "
                     "SELECT id, id % 50 <> 0, 0.4 + (id % 9) * 0.1, 'icmp', now(), now(), '' FROM inventory_host")
@@ -212,7 +235,7 @@ FROM unnest(%s::int[]) s, generate_series(%s::timestamptz, %s::timestamptz - int
             cur.execute(f"ANALYZE {table}")
         counts = {}
         for table in ("inventory_switch", "inventory_port", "inventory_virtualchannel", "inventory_crossconnect",
-                      "inventory_host", "traffic_series", "traffic_sample", "status_host_check"):
+                      "inventory_host", "inventory_link", "traffic_series", "traffic_sample", "status_host_check"):
             cur.execute(f"SELECT count(*) FROM {table}")
             counts[table.split("_", 1)[1]] = cur.fetchone()[0]
     atm_name = f"pg-atm-{1:02d}"

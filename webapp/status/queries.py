@@ -337,14 +337,23 @@ def host_ports_q(hosts) -> Q:
     two, normalised (collector/core/names.py), starts with the other, so the label starts with
     the name's first three characters (indexed) or its address; a superset, judged exactly by pathtrace."""
     hosts = list(hosts)
+    return Q(links_a__b_host_id__in=[h.id for h in hosts]) | labelled_for_hosts_q(hosts)
+
+
+def labelled_for_hosts_q(hosts) -> Q:
+    """The ports whose label may name one of these hosts (host_ports_q without the links)."""
     starts = {names.normalised(h.name)[:3] for h in hosts} - {""}
     short = sorted(p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
                    for p in starts if len(p) < 3)
     addresses = sorted({h.address for h in hosts if h.address})
-    sql = (f"SELECT id FROM inventory_port WHERE label <> '' AND ({LABEL_PREFIX_SQL} = ANY(%s) OR label = ANY(%s)"
-           + (" OR lower(ltrim(label, E' \\t\\n\\r\\f\\x0b.')) LIKE ANY(%s)" if short else "") + ")")
+    # one branch per index (an OR of the two in one scan was planned as a scan of every label:
+    # 0.12 s with 1,000 hosts' addresses at 100,000 ports)
+    sql = (f"SELECT id FROM inventory_port WHERE label <> '' AND {LABEL_PREFIX_SQL} = ANY(%s) "
+           "UNION SELECT id FROM inventory_port WHERE label <> '' AND label = ANY(%s)"
+           + (" UNION SELECT id FROM inventory_port WHERE label <> '' "
+              "AND lower(ltrim(label, E' \\t\\n\\r\\f\\x0b.')) LIKE ANY(%s)" if short else ""))
     params: list = [sorted(p for p in starts if len(p) == 3), addresses] + ([short] if short else [])
-    return Q(links_a__b_host_id__in=[h.id for h in hosts]) | Q(id__in=RawSQL(sql, params))
+    return Q(id__in=RawSQL(sql, params))
 
 
 def load_for_hosts(hosts, rates: bool = True) -> NetworkData:

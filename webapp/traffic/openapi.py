@@ -66,7 +66,10 @@ SCHEMAS = {
                "properties": SERIES_PROPS},
     "SeriesList": {"type": "object", "required": ["series", "total"], "properties": {
         "series": {"type": "array", "items": {"$ref": "#/components/schemas/Series"}},
-        "total": {"type": "integer"}}},
+        "total": {"type": "integer", "description": "matches, counted up to catalog.RANK_MAX (10,000)"},
+        "more": {"type": "boolean", "description": "more than 10,000 series match: the first 10,000 found were "
+                                                  "ranked, the answer's best are among those; narrow the search"},
+        "note": {"type": "string", "description": "with more: what to do"}}},
     "SwitchSummary": {"type": "object", "required": ["id", "name"], "properties": {
         "id": {"type": "integer"}, "name": {"type": "string"}, "profile": {"type": "string"},
         "address": {"type": "string"}, "poll_interval_s": {"type": "integer"}, "enabled": {"type": "boolean"},

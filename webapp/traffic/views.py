@@ -187,9 +187,13 @@ def series_list(request: HttpRequest) -> JsonResponse:
     if not 1 <= limit <= 1000:
         raise BadRequest("limit must be between 1 and 1000")
     g = request.GET
-    hits, total = catalog.search(g.get("q", ""), g.get("switch", ""), g.get("port", ""), g.get("direction", ""),
-                                 g.get("metric", ""), limit)
-    return JsonResponse({"series": [s.as_json() for s in hits], "total": total})
+    found = catalog.search(g.get("q", ""), g.get("switch", ""), g.get("port", ""), g.get("direction", ""),
+                           g.get("metric", ""), limit)
+    body = {"series": [s.as_json() for s in found.series], "total": found.total, "more": found.more}
+    if found.more:
+        body["note"] = (f"more than {catalog.RANK_MAX:,} series match: the first {catalog.RANK_MAX:,} found are "
+                        "ranked; narrow the search")
+    return JsonResponse(body)
 
 
 @require_GET

@@ -66,6 +66,33 @@ def test_graph_now_has_the_utilisation_of_each_direction(lab, viewer):
     assert g["source"]["kind"] == "now" and g == viewer.get("/map/api/graph").json() | {"source": g["source"]}
 
 
+def test_graph_queries_do_not_grow_with_the_network(lab, viewer):
+    from django.test.utils import CaptureQueriesContext
+
+    def count() -> int:
+        viewer.get("/map/api/graph")            # the layout of this network computed and cached
+        with CaptureQueriesContext(connection) as ctx:
+            g = viewer.get("/map/api/graph").json()
+        assert len(g["edges"]) == edges
+        return len(ctx.captured_queries)
+
+    edges = 3
+    small = count()
+    # ten more switches, each cabled to sw-a and polled, and a host each attached by its port label
+    a, now = lab["a"], lab["now"]
+    for i in range(10):
+        sw = Switch.objects.create(name=f"sw-x{i}", address=f"192.0.2.{50 + i}", community="x")
+        far = Port.objects.create(switch=sw, key="1", name="A1", oper_status="up")
+        near = Port.objects.create(switch=a, key=str(10 + i), name=f"B{i}", oper_status="up")
+        Link.objects.create(a_port=near, b_port=far)
+        Port.objects.create(switch=sw, key="2", name="A2", label=f"host-x{i}", oper_status="up")
+        Host.objects.create(name=f"host-x{i}", address=f"192.0.2.{100 + i}")
+        s_out = series(sw, "portTransmittedCells", "1", "out", port=far)
+        add_samples(sw, [(now - timedelta(seconds=5), 15000, [1], [15000], [0])], [s_out])
+    edges = 23
+    assert count() == small <= 17
+
+
 def test_graph_at_a_past_time_reads_the_rollup_that_holds_it(lab, viewer):
     at = lab["now"] - timedelta(days=3)
     bucket = floor_time(at, 900)

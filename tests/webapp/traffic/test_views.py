@@ -20,6 +20,7 @@ from collector.archive import rollup
 from collector.archive.rollup import floor_time
 from tests.support import traffic_factory as f
 from tests.support.traffic_network import IP_BYTES, RX, TX, VC_RATES, build_net
+from webapp.traffic import catalog
 
 pytestmark = pytest.mark.usefixtures("plain_static")
 
@@ -372,6 +373,17 @@ def test_series_filters_and_limit(net, client):
     body = get_json(client, "/traffic/api/series?switch=asx-1&port=A1&direction=in&limit=2")
     assert body["total"] == 4 and len(body["series"]) == 2
     assert get_json(client, "/traffic/api/series?limit=0", status=400)["error"].startswith("limit must be")
+
+
+def test_series_search_ranks_at_most_rank_max_matches_and_says_so(net, client, monkeypatch):
+    body = get_json(client, "/traffic/api/series?q=asx-1")
+    assert body["total"] > 3 and body["more"] is False and "note" not in body
+    monkeypatch.setattr(catalog, "RANK_MAX", 3)      # the bound, small enough for the test network
+    capped = get_json(client, "/traffic/api/series?q=asx-1")
+    assert (capped["total"], capped["more"], len(capped["series"])) == (3, True, 3)
+    assert capped["note"].startswith("more than 3 series match") and "narrow the search" in capped["note"]
+    # within the bound, the same answer as before
+    assert get_json(client, "/traffic/api/series?q=VC:101")["more"] is False
 
 
 def test_page_holds_the_selection_in_its_url(net, client):

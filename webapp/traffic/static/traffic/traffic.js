@@ -493,7 +493,8 @@
       if (body.total > body.series.length) {
         var more = document.createElement("p");
         more.className = "muted";
-        more.textContent = (body.total - body.series.length) + " more: refine the search";
+        more.textContent = body.more ? "more than " + body.total.toLocaleString("en") + " match: refine the search"
+          : (body.total - body.series.length) + " more: refine the search";
         box.appendChild(more);
       }
     });

@@ -1,7 +1,8 @@
 """The SQL behind plots and exports: raw samples, rollup tiers with their live tail, poll outcomes.
 
 Reads only; the arithmetic that defines a bucket (what is drawn, how it is summed) is the one
-of collector/archive/rollup.py, reused here for the part of a range the rollup has not reached yet.
+of collector/archive/rollup.py, reused here for the part of a range the rollup has not reached yet
+(in SQL for p95, talkers and the CSV: tail_sql; for plots the same sums in numpy: _summed).
 Raw samples are read by array position: each wanted series' position in each layout of its
 switch is looked up once, so a sample row yields just the wanted elements.
 """
@@ -22,6 +23,7 @@ from collector.archive.prepared import Send, server_cursor
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
+from collector.events import read as events
 from webapp.traffic import catalog, pgbinary
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.points import Columns, bucket_columns, empty, raw_columns
@@ -45,24 +47,34 @@ def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
     return rows[0][0], _every_tier({tier: done for _, tier, done in rows if tier})
 
 
-# The plot's series (catalog.ROW_SQL) with the database clock, the rollup watermarks and the
-# experiment runs that may overlap the range: every plot, API and CSV request needs the first
-# three before it can choose its tiers, and the plot shades the runs, so they come in one prepared
-# statement (one round trip, no planning after the first on a connection). Runs: at most
-# runbands.MAX_RUNS, the most recent, of those overlapping [lo or now() - span, hi or now() + 1 day].
+# The plot's series (catalog.ROW_SQL) with the database clock, the rollup watermarks, the
+# experiment runs that may overlap the range and, for a plot that draws them, the events that
+# touch its series: every plot, API and CSV request needs the first three before it can choose its
+# tiers, and the plot shades the runs and marks the events, so they come in one prepared statement
+# (one round trip, no planning after the first on a connection). Runs: at most runbands.MAX_RUNS,
+# the most recent, of those overlapping [lo or now() - span, hi or now() + 1 day]. Events
+# (collector/events/read.py TOUCHING_JSON): over that window widened by a day on each side (the
+# plan aligns the range to its buckets, a day at most), narrowed to the plan's range afterwards
+# (events.within); NULL unless asked for.
+_WIDER = "interval '1 day'"
 _SERIES_AND_CLOCK = f"""
-SELECT k.now, k.tiers, k.marks, k.runs, c.*
+SELECT k.now, k.tiers, k.marks, k.runs, k.events, k.lo, k.hi, c.*
   FROM (SELECT now() AS now,
                array(SELECT tier::text FROM traffic_rollup_watermark ORDER BY tier) AS tiers,
                array(SELECT done_until FROM traffic_rollup_watermark ORDER BY tier) AS marks,
                (SELECT coalesce(json_agg(json_build_array(r.id, r.name, extract(epoch FROM r.start),
                                                           extract(epoch FROM r."end")) ORDER BY r.start), '[]')
                   FROM (SELECT id, name, start, "end" FROM studies_run
-                         WHERE start < coalesce(%s::timestamptz, now() + interval '1 day')
-                           AND ("end" IS NULL OR "end" > coalesce(%s::timestamptz, now() - %s::interval,
+                         WHERE start < coalesce(%(hi)s::timestamptz, now() + interval '1 day')
+                           AND ("end" IS NULL OR "end" > coalesce(%(lo)s::timestamptz, now() - %(span)s::interval,
                                                                   '-infinity'::timestamptz))
-                         ORDER BY start DESC LIMIT {MAX_RUNS}) r) AS runs) k
-  LEFT JOIN ({catalog.ROW_SQL}) c ON true"""
+                         ORDER BY start DESC LIMIT {MAX_RUNS}) r) AS runs,
+               CASE WHEN %(events)s THEN {events.TOUCHING_JSON.replace("%(start)s", "w.lo").replace("%(end)s", "w.hi")}
+               END AS events, extract(epoch FROM w.lo)::float8 AS lo, extract(epoch FROM w.hi)::float8 AS hi
+          FROM (SELECT coalesce(%(lo)s::timestamptz, now() - %(span)s::interval, '-infinity'::timestamptz)
+                       - {_WIDER} AS lo,
+                       coalesce(%(hi)s::timestamptz, now()) + {_WIDER} AS hi) w) k
+  LEFT JOIN ({catalog.ROW_SQL.replace("%s", "%(ids)s")}) c ON true"""
 
 
 @dataclass(frozen=True)
@@ -74,22 +86,35 @@ class RunBand:
     end: datetime | None
 
 
+@dataclass(frozen=True)
+class Clocked:
+    """What series_and_clock reads."""
+    series: list[SeriesInfo]
+    now: datetime
+    done: dict[str, datetime | None]
+    runs: list[RunBand]
+    events: list[events.Mark] | None     # touching the series in [events_lo, events_hi], oldest first
+    events_lo: float                     # epoch seconds (-inf for a range back to the first data)
+    events_hi: float
+
+
 def series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | None = None,
-                     span: timedelta | None = None
-                     ) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None], list[RunBand]]:
-    """catalog.load_series(ids), now_and_watermarks() and the runs that may overlap [lo or now - span,
-    hi or now] in one round trip."""
+                     span: timedelta | None = None, with_events: bool = False) -> Clocked:
+    """catalog.load_series(ids), now_and_watermarks(), the runs that may overlap [lo or now - span,
+    hi or now] and (with_events) the events touching the series around it, in one round trip."""
     with server_cursor() as cur:
         # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
         # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
-        cur.execute(_SERIES_AND_CLOCK, [hi, lo, span, list(ids)], prepare=True, binary=True)
+        cur.execute(_SERIES_AND_CLOCK, {"hi": hi, "lo": lo, "span": span, "ids": list(ids), "events": with_events},
+                    prepare=True, binary=True)
         rows = cur.fetchall()
-    now, tiers, marks, runs = rows[0][:4]
+    now, tiers, marks, runs, marked, elo, ehi = rows[0][:7]
     now = now.astimezone(UTC)          # binary timestamptz comes in the session's zone
-    found = {row[4]: catalog.from_row(row[4:]) for row in rows if row[4] is not None}
+    found = {row[7]: catalog.from_row(row[7:]) for row in rows if row[7] is not None}
     bands = [RunBand(i, name, datetime.fromtimestamp(float(a), UTC),
                      None if z is None else datetime.fromtimestamp(float(z), UTC)) for i, name, a, z in runs]
-    return catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks))), bands
+    return Clocked(catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks))), bands,
+                   None if marked is None else events.from_json(marked), elo, ehi)
 
 
 def retention_cutoffs(now: datetime) -> dict[str, datetime | None]:

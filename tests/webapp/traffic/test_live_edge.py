@@ -34,7 +34,8 @@ def edge(transactional_db):
     start = end - timedelta(hours=30)
     sw = f.switch("edge-1")
     p = f.port(sw, "A1")
-    series = [f.series(p, "in"), f.series(p, "out"), *[f.series(p, "in", channel=f.vc(p, 0, 100 + i)) for i in range(4)]]
+    vcs = [f.series(p, "in", channel=f.vc(p, 0, 100 + i)) for i in range(4)]
+    series = [f.series(p, "in"), f.series(p, "out"), *vcs]
     lay = f.layout(sw, series)
     f.generate(sw, lay, start, end, 15, RATES)
     odd = end - timedelta(minutes=3, seconds=7)

@@ -200,11 +200,11 @@ FEW_SERIES = 4
 
 
 def _raw_segment_sql(i: int, few: bool = False) -> str:
-    # Each wanted value is taken out of its compressed array once, in a lateral subquery kept apart
-    # (OFFSET 0): flattened, every use of u.d and u.f in the CASEs below subscripted (decompressed)
-    # the array again. `few` (FEW_SERIES): subscripted in the sample row itself; else in plain
-    # copies of the row's arrays made once per row (subscripting the stored arrays once per series,
-    # 48 series took 7 ms instead of 1.4 for 12 rows).
+    # `few` (FEW_SERIES): each wanted value is taken out of the stored (compressed) array once, in a
+    # lateral subquery kept apart (OFFSET 0: flattened, every use of u.d and u.f in the CASEs below
+    # decompressed the array again). Else from plain copies of the row's arrays made once per row
+    # (subscripting the stored arrays once per series, 48 series took 7 ms instead of 1.4 for 12
+    # rows), where a subscript is cheap and the lateral is left to be flattened.
     # The wanted series' array positions are found in the layouts of their switches (a handful:
     # one more per change of what a switch answers), in the same statement (a round trip less than
     # looking them up first; reading which layouts the segment's rows use planned the segment's
@@ -213,6 +213,7 @@ def _raw_segment_sql(i: int, few: bool = False) -> str:
     rows = f"FROM traffic_sample WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s"
     source = (f"(SELECT * {rows}) s" if few else
               f"(SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s")
+    apart = "OFFSET 0" if few else ""
     return f"""SELECT m.sid AS series_id, s.time AS b,
        CASE WHEN {DRAWN} THEN u.d ELSE 0 END AS sd,
        CASE WHEN {DRAWN} THEN s.interval_ms ELSE 0 END AS si,
@@ -222,7 +223,7 @@ def _raw_segment_sql(i: int, few: bool = False) -> str:
   JOIN (SELECT l.id AS layout_id, w.sid, array_position(l.series_ids, w.sid) AS pos
           FROM traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid)
          WHERE l.switch_id = ANY(%(sw)s) OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
-  CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f OFFSET 0) u"""
+  CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f {apart}) u"""
 
 
 def tail_sql(res: str, tail: Sequence[Segment], few: bool = False) -> str:

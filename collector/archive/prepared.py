@@ -10,8 +10,9 @@ cursor wrapper: its statements are not in Django's query log.
 
 `together` sends statements that do not depend on each other in one psycopg pipeline: a plot's
 buckets and the events that touch it cost one round trip, not two (a round trip is 0.05-0.7 ms
-here, by load: docs/benchmarks.md, 3a). Each statement is a `Send`: it executes on the cursor it
-is given and returns how to read its result once the pipeline has synced.
+here, by load: docs/benchmarks.md, 3a), when the events could not come with the plot's series
+statement (webapp/traffic/service.py resolve: a full wider read). Each statement is a `Send`: it
+executes on the cursor it is given and returns how to read its result once the pipeline has synced.
 """
 from __future__ import annotations
 

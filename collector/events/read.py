@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import psycopg
 from django.db.models import Q, QuerySet
@@ -71,6 +71,28 @@ def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark
     if not series_ids:
         return []
     return read_one(send_touching(series_ids, start, end))
+
+
+# _TOUCHING as one json value (newest first), for a statement that reads it with others: the plot's
+# series statement (webapp/traffic/queries.py), whose events window is wider than the plot's, so
+# they are narrowed by within() afterwards. Parameters as _TOUCHING's: ids, start, end.
+TOUCHING_JSON = f"""(SELECT coalesce(json_agg(json_build_array(x.id, x.at, x.kind, x.source,
+                                                   x.message, x.sw, x.port) ORDER BY x.at DESC, x.id DESC), '[]')
+                  FROM ({_TOUCHING}) x(id, at, kind, source, message, sw, port, vp, vc))"""
+
+
+def from_json(rows: list) -> list[Mark]:
+    """TOUCHING_JSON's value as Marks, oldest first."""
+    return [Mark(i, datetime.fromisoformat(at).astimezone(UTC), kind, source, msg, sw, port)
+            for i, at, kind, source, msg, sw, port in reversed(rows)]
+
+
+def within(wide: list[Mark], start: datetime, end: datetime) -> list[Mark] | None:
+    """touching(start, end) from the events read over a window that contains [start, end]
+    (oldest first), or None when that cannot be known: the wide read hit MAX_MARKS and some of
+    it falls outside, so older events of [start, end] may have been left out."""
+    kept = [m for m in wide if start <= m.at <= end]
+    return kept if len(wide) < MAX_MARKS or len(kept) == len(wide) else None
 
 
 def send_touching(series_ids: list[int], start: datetime, end: datetime) -> Send:

@@ -87,9 +87,10 @@ def plan(req: PlotRequest, *, summed: bool) -> service.Plan:
     span = tiers.RANGES.get(req.range)
     lo, hi = (req.start, req.end) if req.range == "custom" else (None, None)
     try:
-        series, now, done, _runs = queries.series_and_clock(list(req.series_ids), lo, hi, span)
+        got = queries.series_and_clock(list(req.series_ids), lo, hi, span)
     except UnknownSeries as exc:
         raise BadRequest(f"no series with id {', '.join(map(str, exc.missing))} (see /traffic/api/series)") from None
+    series, now, done = got.series, got.now, got.done
     first = queries.first_data(series) if req.range == "all" else None
     start, end = plot_params.resolve_range(req, now, first)
     poll = float(min(s.poll_interval_s for s in series))

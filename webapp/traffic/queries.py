@@ -1,7 +1,8 @@
 """The SQL behind plots and exports: raw samples, rollup tiers with their live tail, poll outcomes.
 
 Reads only; the arithmetic that defines a bucket (what is drawn, how it is summed) is the one
-of collector/archive/rollup.py, reused here for the part of a range the rollup has not reached yet.
+of collector/archive/rollup.py, reused here for the part of a range the rollup has not reached yet
+(in SQL for p95, talkers and the CSV: tail_sql; for plots the same sums in numpy: _summed).
 Raw samples are read by array position: each wanted series' position in each layout of its
 switch is looked up once, so a sample row yields just the wanted elements.
 """
@@ -22,6 +23,7 @@ from collector.archive.prepared import Send, server_cursor
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
+from collector.events import read as events
 from webapp.traffic import catalog, pgbinary
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.points import Columns, bucket_columns, empty, raw_columns
@@ -45,24 +47,34 @@ def now_and_watermarks() -> tuple[datetime, dict[str, datetime | None]]:
     return rows[0][0], _every_tier({tier: done for _, tier, done in rows if tier})
 
 
-# The plot's series (catalog.ROW_SQL) with the database clock, the rollup watermarks and the
-# experiment runs that may overlap the range: every plot, API and CSV request needs the first
-# three before it can choose its tiers, and the plot shades the runs, so they come in one prepared
-# statement (one round trip, no planning after the first on a connection). Runs: at most
-# runbands.MAX_RUNS, the most recent, of those overlapping [lo or now() - span, hi or now() + 1 day].
+# The plot's series (catalog.ROW_SQL) with the database clock, the rollup watermarks, the
+# experiment runs that may overlap the range and, for a plot that draws them, the events that
+# touch its series: every plot, API and CSV request needs the first three before it can choose its
+# tiers, and the plot shades the runs and marks the events, so they come in one prepared statement
+# (one round trip, no planning after the first on a connection). Runs: at most runbands.MAX_RUNS,
+# the most recent, of those overlapping [lo or now() - span, hi or now() + 1 day]. Events
+# (collector/events/read.py TOUCHING_JSON): over that window widened by a day on each side (the
+# plan aligns the range to its buckets, a day at most), narrowed to the plan's range afterwards
+# (events.within); NULL unless asked for.
+_WIDER = "interval '1 day'"
 _SERIES_AND_CLOCK = f"""
-SELECT k.now, k.tiers, k.marks, k.runs, c.*
+SELECT k.now, k.tiers, k.marks, k.runs, k.events, k.lo, k.hi, c.*
   FROM (SELECT now() AS now,
                array(SELECT tier::text FROM traffic_rollup_watermark ORDER BY tier) AS tiers,
                array(SELECT done_until FROM traffic_rollup_watermark ORDER BY tier) AS marks,
                (SELECT coalesce(json_agg(json_build_array(r.id, r.name, extract(epoch FROM r.start),
                                                           extract(epoch FROM r."end")) ORDER BY r.start), '[]')
                   FROM (SELECT id, name, start, "end" FROM studies_run
-                         WHERE start < coalesce(%s::timestamptz, now() + interval '1 day')
-                           AND ("end" IS NULL OR "end" > coalesce(%s::timestamptz, now() - %s::interval,
+                         WHERE start < coalesce(%(hi)s::timestamptz, now() + interval '1 day')
+                           AND ("end" IS NULL OR "end" > coalesce(%(lo)s::timestamptz, now() - %(span)s::interval,
                                                                   '-infinity'::timestamptz))
-                         ORDER BY start DESC LIMIT {MAX_RUNS}) r) AS runs) k
-  LEFT JOIN ({catalog.ROW_SQL}) c ON true"""
+                         ORDER BY start DESC LIMIT {MAX_RUNS}) r) AS runs,
+               CASE WHEN %(events)s THEN {events.TOUCHING_JSON.replace("%(start)s", "w.lo").replace("%(end)s", "w.hi")}
+               END AS events, extract(epoch FROM w.lo)::float8 AS lo, extract(epoch FROM w.hi)::float8 AS hi
+          FROM (SELECT coalesce(%(lo)s::timestamptz, now() - %(span)s::interval, '-infinity'::timestamptz)
+                       - {_WIDER} AS lo,
+                       coalesce(%(hi)s::timestamptz, now()) + {_WIDER} AS hi) w) k
+  LEFT JOIN ({catalog.ROW_SQL.replace("%s", "%(ids)s")}) c ON true"""
 
 
 @dataclass(frozen=True)
@@ -74,22 +86,35 @@ class RunBand:
     end: datetime | None
 
 
+@dataclass(frozen=True)
+class Clocked:
+    """What series_and_clock reads."""
+    series: list[SeriesInfo]
+    now: datetime
+    done: dict[str, datetime | None]
+    runs: list[RunBand]
+    events: list[events.Mark] | None     # touching the series in [events_lo, events_hi], oldest first
+    events_lo: float                     # epoch seconds (-inf for a range back to the first data)
+    events_hi: float
+
+
 def series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | None = None,
-                     span: timedelta | None = None
-                     ) -> tuple[list[SeriesInfo], datetime, dict[str, datetime | None], list[RunBand]]:
-    """catalog.load_series(ids), now_and_watermarks() and the runs that may overlap [lo or now - span,
-    hi or now] in one round trip."""
+                     span: timedelta | None = None, with_events: bool = False) -> Clocked:
+    """catalog.load_series(ids), now_and_watermarks(), the runs that may overlap [lo or now - span,
+    hi or now] and (with_events) the events touching the series around it, in one round trip."""
     with server_cursor() as cur:
         # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
         # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
-        cur.execute(_SERIES_AND_CLOCK, [hi, lo, span, list(ids)], prepare=True, binary=True)
+        cur.execute(_SERIES_AND_CLOCK, {"hi": hi, "lo": lo, "span": span, "ids": list(ids), "events": with_events},
+                    prepare=True, binary=True)
         rows = cur.fetchall()
-    now, tiers, marks, runs = rows[0][:4]
+    now, tiers, marks, runs, marked, elo, ehi = rows[0][:7]
     now = now.astimezone(UTC)          # binary timestamptz comes in the session's zone
-    found = {row[4]: catalog.from_row(row[4:]) for row in rows if row[4] is not None}
+    found = {row[7]: catalog.from_row(row[7:]) for row in rows if row[7] is not None}
     bands = [RunBand(i, name, datetime.fromtimestamp(float(a), UTC),
                      None if z is None else datetime.fromtimestamp(float(z), UTC)) for i, name, a, z in runs]
-    return catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks))), bands
+    return Clocked(catalog.in_order(ids, found), now, _every_tier(dict(zip(tiers, marks))), bands,
+                   None if marked is None else events.from_json(marked), elo, ehi)
 
 
 def retention_cutoffs(now: datetime) -> dict[str, datetime | None]:
@@ -167,34 +192,47 @@ def _by_switch(series: Sequence[SeriesInfo]) -> dict[int, list[SeriesInfo]]:
 
 # --- rollup tiers and their tail ------------------------------------------------------------
 
-def _raw_segment_sql(i: int) -> str:
-    # Each sample row's arrays are decompressed once, in a subquery kept apart (OFFSET 0) whose
-    # slices [:] are plain arrays: subscripted where they lie, each compressed array was
-    # decompressed again for every wanted series (7 ms instead of 1.4 for 48 series, 12 rows).
+# At most this many wanted series: each sample row's arrays are subscripted where they lie, once per
+# series (positions found by `m`); more, and each row's arrays are decompressed once into plain
+# copies first (`[:]`, kept apart by OFFSET 0). Measured on 12 rows of 432 values (docs/benchmarks.md,
+# 3a again): 2 series 0.04 ms subscripted against 0.13 ms copied, 8 about even, 32 0.46 against 0.17.
+FEW_SERIES = 4
+
+
+def _raw_segment_sql(i: int, few: bool = False) -> str:
+    # `few` (FEW_SERIES): each wanted value is taken out of the stored (compressed) array once, in a
+    # lateral subquery kept apart (OFFSET 0: flattened, every use of u.d and u.f in the CASEs below
+    # decompressed the array again). Else from plain copies of the row's arrays made once per row
+    # (subscripting the stored arrays once per series, 48 series took 7 ms instead of 1.4 for 12
+    # rows), where a subscript is cheap and the lateral is left to be flattened.
     # The wanted series' array positions are found in the layouts of their switches (a handful:
     # one more per change of what a switch answers), in the same statement (a round trip less than
     # looking them up first; reading which layouts the segment's rows use planned the segment's
     # chunks a second time).
     rate = "u.d::float8 * 1000 / s.interval_ms"
     rows = f"FROM traffic_sample WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s"
+    source = (f"(SELECT * {rows}) s" if few else
+              f"(SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s")
+    apart = "OFFSET 0" if few else ""
     return f"""SELECT m.sid AS series_id, s.time AS b,
        CASE WHEN {DRAWN} THEN u.d ELSE 0 END AS sd,
        CASE WHEN {DRAWN} THEN s.interval_ms ELSE 0 END AS si,
        CASE WHEN {DRAWN} THEN {rate} END AS mx, CASE WHEN {DRAWN} THEN {rate} END AS mn,
        1 AS n, CASE WHEN {flagged_sql("u.f")} THEN 1 ELSE 0 END AS fl
-  FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s
+  FROM {source}
   JOIN (SELECT l.id AS layout_id, w.sid, array_position(l.series_ids, w.sid) AS pos
           FROM traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid)
          WHERE l.switch_id = ANY(%(sw)s) OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
-  CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f) u"""
+  CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f {apart}) u"""
 
 
-def tail_sql(res: str, tail: Sequence[Segment]) -> str:
-    """Buckets of width `res` over the tail segments, summed like the rollup (no ORDER BY)."""
+def tail_sql(res: str, tail: Sequence[Segment], few: bool = False) -> str:
+    """Buckets of width `res` over the tail segments, summed like the rollup (no ORDER BY).
+    few: at most FEW_SERIES series are read."""
     parts = []
     for i, (source, _, _) in enumerate(tail):
         if source == "raw":
-            parts.append(_raw_segment_sql(i))
+            parts.append(_raw_segment_sql(i, few))
         else:
             parts.append(f"SELECT series_id, bucket AS b, sum_delta AS sd, sum_interval_ms AS si, max_rate AS mx, "
                          f"min_rate AS mn, samples AS n, flagged AS fl FROM {TIER[source].table} "
@@ -223,16 +261,24 @@ _BUCKET_VALUES = ("series_id AS sid, bucket AS t, sum_delta AS d, sum_interval_m
                   "coalesce(max_rate, 'NaN') AS mx, coalesce(min_rate, 'NaN') AS mn, samples AS n, flagged AS f")
 
 
-def buckets_sql(res: str, main: Segment | None, tail: Sequence[Segment]) -> str:
-    """All buckets of the plot, one row each (_BUCKET_VALUES), in no particular order: the main
-    tier, then the tail aggregated. Sorting is left to the client (_by_series): sorted in
-    the statement, PostgreSQL sorted the tier's rows, slower than numpy sorts them afterwards."""
+def buckets_sql(res: str, main: Segment | None, tail: Sequence[Segment], few: bool = False) -> str:
+    """The plot's rows (_BUCKET_VALUES) in no particular order: the main tier's buckets, then the
+    tail's rows as they are (buckets of the finer tiers, single raw samples), which _by_series
+    sums into buckets of width `res` (the rollup's sums: sum, max, min). Neither sorted nor
+    grouped here: sorted in the statement, PostgreSQL sorted the tier's rows, slower than numpy
+    sorts them afterwards; grouped (tail_sql), the tail's GROUP BY cost more to plan and run
+    than numpy's sums of its few dozen rows (docs/benchmarks.md, 3a again). few: FEW_SERIES."""
     parts = []
     if main is not None:
         parts.append(f"SELECT {_BUCKET_VALUES} FROM {TIER[res].table} "
                      "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
-    if tail:
-        parts.append(f"SELECT {_BUCKET_VALUES} FROM ({tail_sql(res, tail)}) t")
+    for i, (source, _, _) in enumerate(tail):
+        if source == "raw":
+            parts.append("SELECT series_id AS sid, b AS t, sd AS d, si AS ms, coalesce(mx, 'NaN') AS mx, "
+                         f"coalesce(mn, 'NaN') AS mn, n, fl AS f FROM ({_raw_segment_sql(i, few)}) r")
+        else:
+            parts.append(f"SELECT {_BUCKET_VALUES} FROM {TIER[source].table} "
+                         f"WHERE series_id = ANY(%(ids)s) AND bucket >= %(lo{i})s AND bucket < %(hi{i})s")
     return " UNION ALL ".join(parts)
 
 
@@ -247,7 +293,7 @@ def send_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
     params = tail_params(series, tail)
     if main is not None:
         params["mlo"], params["mhi"] = main[1], main[2]
-    send = pgbinary.send_columns(buckets_sql(res, main, tail), params, _BUCKET_COLUMNS)
+    send = pgbinary.send_columns(buckets_sql(res, main, tail, len(series) <= FEW_SERIES), params, _BUCKET_COLUMNS)
     ids = [s.id for s in series]
 
     def sent(cur) -> Callable[[], dict[int, Columns]]:
@@ -257,12 +303,10 @@ def send_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
 
 
 def _by_series(ids: list[int], res: str, col: dict[str, np.ndarray]) -> dict[int, Columns]:
-    """The statement's columns (rows in no order) split into each series' columns, oldest first."""
+    """The statement's rows (in no order; the tail's finer buckets and samples not yet summed)
+    as each series' buckets of width `res`, oldest first."""
     out = {sid: empty() for sid in ids}
-    # Stable: of two rows of a series at one time (main and tail overlapping, which the plan
-    # rules out), the main tier's comes first and is the one kept below.
-    order = np.lexsort((col["t"], col["sid"]))
-    col = {name: values[order] for name, values in col.items()}
+    col = _summed(col, TIER[res].seconds * 1_000_000)
     sids = col["sid"]
     width = float(TIER[res].seconds)
     for sid in out:
@@ -270,13 +314,30 @@ def _by_series(ids: list[int], res: str, col: dict[str, np.ndarray]) -> dict[int
         if lo == hi:
             continue
         part = {name: values[lo:hi] for name, values in col.items()}
-        t = part["t"]
-        if len(t) > 1 and not (t[1:] > t[:-1]).all():
-            keep = np.unique(t, return_index=True)[1]
-            part = {name: values[keep] for name, values in part.items()}
         out[sid] = bucket_columns(width, pgbinary.epoch_seconds(part["t"]), part["d"], part["ms"] / 1000,
                                   part["mx"], part["mn"], part["n"], part["f"])
     return out
+
+
+def _summed(col: dict[str, np.ndarray], width_us: int) -> dict[str, np.ndarray]:
+    """Rows sorted by (series, time) and summed per bucket of width_us (microseconds; times are
+    microseconds since 2000-01-01 UTC, a midnight, so buckets of a day or less fall where the
+    rollup's do): the sums of the rollup (collector/archive/rollup.py TIER_AGGREGATES), with NaN
+    for a rate that does not exist (fmax/fmin skip it as max/min skip NULL)."""
+    order = np.lexsort((col["t"], col["sid"]))
+    sid = col["sid"][order].astype(np.int64)
+    t = col["t"][order].astype(np.int64)
+    t -= t % width_us
+    first = np.ones(len(t), bool)
+    first[1:] = (t[1:] != t[:-1]) | (sid[1:] != sid[:-1])
+    starts = np.flatnonzero(first)
+
+    def each(name: str, how: np.ufunc, dtype: type) -> np.ndarray:
+        values = col[name][order].astype(dtype)
+        return values if len(starts) == len(t) else how.reduceat(values, starts)
+    return {"sid": sid[starts], "t": t[starts], "d": each("d", np.add, np.int64), "ms": each("ms", np.add, np.int64),
+            "mx": each("mx", np.fmax, np.float64), "mn": each("mn", np.fmin, np.float64),
+            "n": each("n", np.add, np.int64), "f": each("f", np.add, np.int64)}
 
 
 # --- 95th percentile ------------------------------------------------------------------------
@@ -287,9 +348,11 @@ def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
     every series in one statement: the tier's index hands the rows over series by series, so the
     grouped aggregate sorts only each series' own rates (48 queries of one series took 1.9x as long)."""
     out: dict[int, float | None] = {s.id: None for s in series}
+    few = len(series) <= FEW_SERIES
     if basis == "raw":
         assert main is not None
-        rates = f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0)}) x WHERE si > 0"
+        rates = (f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0, few)}) x "
+                 "WHERE si > 0")
         params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
     else:
         parts = []
@@ -299,7 +362,7 @@ def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
                          "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
             params["mlo"], params["mhi"] = main[1], main[2]
         if tail:
-            parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM ({tail_sql(basis, tail)}) t")
+            parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM ({tail_sql(basis, tail, few)}) t")
         if not parts:
             return out
         rates = (f"SELECT series_id, sum_delta::float8 * 1000 / sum_interval_ms AS rate "

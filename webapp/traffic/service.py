@@ -41,6 +41,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     runs: list[queries.RunBand] = field(default_factory=list)     # experiment runs overlapping the range
     events: list = field(default_factory=list)      # collector/events read.Mark: events touching the series (plots)
+    events_read: bool = False                       # events already read (with the series: resolve)
     group_name: str = ""                                          # the group plotted (req.group), if any
     compare: list = field(default_factory=list)     # compare.Line: the earlier periods (webapp/traffic/compare.py)
 
@@ -119,7 +120,8 @@ def fetch(p: Plan, *, with_p95: bool = True, with_events: bool = False) -> list[
     """The plot's points, gaps (with their reasons) and statistics; the 95th percentile only when
     asked, because it reads a finer resolution than the plot (see p95). with_events: also the
     events that touch the series (p.events), sent with the buckets (one round trip for both)."""
-    marks = events.send_touching([s.id for s in p.series], p.start, p.end) if with_events and p.series else None
+    marks = (events.send_touching([s.id for s in p.series], p.start, p.end)
+             if with_events and p.series and not p.events_read else None)
     buckets = queries.send_buckets(p.series, p.res, p.main, p.tail) if p.res != "raw" else None
     if buckets is not None and marks is not None:
         data, p.events = together(buckets, marks)
@@ -232,18 +234,23 @@ def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
                        for s in p.series]}
 
 
-def resolve(req: PlotRequest, **kw) -> tuple[Plan, list[SeriesInfo]]:
-    """The plan of a request, and its series; the runs that may overlap it come in the same round trip."""
+def resolve(req: PlotRequest, *, with_events: bool = False, **kw) -> tuple[Plan, list[SeriesInfo]]:
+    """The plan of a request, and its series; the runs that may overlap it and (with_events) the
+    events that touch it come in the same round trip (fetch reads the events again only when the
+    wider read could not tell: events.within)."""
     span = params.AUTO_SPAN if req.range == "auto" else tiers.RANGES.get(req.range)
     lo, hi = (req.start, req.end) if req.range == "custom" else (None, None)
     ids, group_name = list(req.series_ids), ""
     if req.group is not None:
         ids, group_name = group_series(req.group)
-    series, now, done, runs = queries.series_and_clock(ids, lo, hi, span)
-    p = plan(req, series, clock=(now, done), **kw)
-    p.runs = [r for r in runs if r.start < p.end and (r.end is None or r.end > p.start)]
+    got = queries.series_and_clock(ids, lo, hi, span, with_events)
+    p = plan(req, got.series, clock=(got.now, got.done), **kw)
+    p.runs = [r for r in got.runs if r.start < p.end and (r.end is None or r.end > p.start)]
+    if got.events is not None and got.events_lo <= p.start.timestamp() and p.end.timestamp() <= got.events_hi:
+        marks = events.within(got.events, p.start, p.end)
+        p.events, p.events_read = (marks, True) if marks is not None else ([], False)
     p.group_name = group_name
-    return p, series
+    return p, got.series
 
 
 def group_series(group_id: int) -> tuple[list[int], str]:

@@ -137,3 +137,34 @@ def test_the_list_counts_a_large_archive_only_up_to_its_bound(client, plotted):
     assert beyond.status_code == 400 and "narrow the filters" in beyond.content.decode()
     exact = client.get("/events/?kind=reboot&switch=asx-ev&page=7").content.decode()
     assert "2 events · page 1 of 1" in exact and 'id="events-bound"' not in exact    # past the last: the last
+
+
+def test_the_plot_reads_its_events_with_its_series_and_narrows_them_to_its_range(client, plotted):
+    """The series statement reads the events over a window a day wider than the plot's range on
+    each side: one just before the range is read, and must not be drawn."""
+    from django.http import QueryDict
+
+    from webapp.traffic import params, service
+
+    sw, rx = plotted["sw"], plotted["rx"]
+    before = record_event("reboot", at=rollup.db_now() - timedelta(hours=3, minutes=10), switch_id=sw.id,
+                          message="just before the range", source="poll")
+    plan, _ = service.resolve(params.parse(QueryDict(f"s={rx.id}&range=3h")), with_events=True)
+    assert plan.events_read and before.id not in {m.id for m in plan.events}
+    assert {m.id for m in plan.events} == {plotted["ev"][k].id for k in ("reboot", "a1", "global")}
+
+
+def test_a_full_wider_read_of_events_is_read_again_for_the_range(client, plotted):
+    """When the wider read holds MAX_MARKS events and some lie outside the range, older events of
+    the range may be missing from it: the plot reads them again, exactly."""
+    from collector.events.read import MAX_MARKS
+
+    sw, rx = plotted["sw"], plotted["rx"]
+    later = rollup.db_now() + timedelta(hours=2)
+    Event.objects.bulk_create([Event(kind="reboot", at=later + timedelta(seconds=i), switch_id=sw.id,
+                                     message=f"later {i}", source="poll", data={}, dedupe=f"later-{i}")
+                                for i in range(MAX_MARKS)])
+    client.force_login(make_user("viewer-ev2", "viewer"))
+    body = client.get(f"/traffic/api/data?s={rx.id}&range=3h").json()
+    ev = plotted["ev"]
+    assert {e["id"] for e in body["events"]} == {ev["reboot"].id, ev["a1"].id, ev["global"].id}

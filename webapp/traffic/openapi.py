@@ -66,8 +66,8 @@ SCHEMAS = {
                "properties": SERIES_PROPS},
     "SeriesList": {"type": "object", "required": ["series", "total"], "properties": {
         "series": {"type": "array", "items": {"$ref": "#/components/schemas/Series"}},
-        "total": {"type": "integer", "description": "matches, counted up to catalog.RANK_MAX (10,000)"},
-        "more": {"type": "boolean", "description": "more than 10,000 series match: the first 10,000 found were "
+        "total": {"type": "integer", "description": "matches, counted up to catalog.RANK_MAX (5,000)"},
+        "more": {"type": "boolean", "description": "more than 5,000 series match: the first 5,000 found were "
                                                   "ranked, the answer's best are among those; narrow the search"},
         "note": {"type": "string", "description": "with more: what to do"}}},
     "SwitchSummary": {"type": "object", "required": ["id", "name"], "properties": {

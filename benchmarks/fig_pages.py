@@ -44,7 +44,8 @@ def pages(data: pagesdata.PagesData) -> list[tuple[str, str, str]]:
         ("13m", "API: one switch's tree", "/traffic/api/inventory/{big_atm_id}"),
         ("13n", "plot of 48 series, 30 days", f"/traffic/api/data?s={s48}&range=30d&figure=1&points=0&p95=0"),
         ("13o", "plot of 48 series, 1 year", f"/traffic/api/data?s={s48}&range=1y&figure=1&points=0&p95=0"),
-        ("13p", "map: graph API", "/map/api/graph"),
+        ("13p", "map: graph API (a network of more nodes than the map draws: around the best-connected switch)",
+         "/map/api/graph"),
     ]
 
 
@@ -119,9 +120,10 @@ def _fresh_map(ctx: Context) -> Measure:
     walls = []
     for _ in range(ctx.runs):
         t0 = time.perf_counter()
-        nodes = len(graph.build(fresh_layout=True)["nodes"])
+        built = graph.build(fresh_layout=True)
+        nodes, total = len(built["nodes"]), built["view"]["nodes_total"]
         walls.append((time.perf_counter() - t0) * 1000)
-    ctx.log(f"  13q map, layout computed afresh: {statistics.median(walls):.0f} ms, {nodes:,} nodes")
-    return Measure("13q", f"map: graph with its layout computed afresh ({nodes:,} nodes; the first visit after "
-                   "the network changed)", "ms", walls, goal=f"< {GOAL_MS:.0f} ms",
+    ctx.log(f"  13q map, layout computed afresh: {statistics.median(walls):.0f} ms, {nodes:,} of {total:,} nodes")
+    return Measure("13q", f"map: graph with its layout computed afresh ({nodes:,} of {total:,} nodes drawn; the "
+                   "first visit after the network changed)", "ms", walls, goal=f"< {GOAL_MS:.0f} ms",
                    met=statistics.median(walls) < GOAL_MS, higher_is_better=False)

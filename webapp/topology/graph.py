@@ -24,6 +24,14 @@ from webapp.status import pathtrace as pt
 from webapp.status import queries as q
 from webapp.topology.layout import place
 
+# Nodes the map draws at most. A larger network is drawn around one switch: its neighbours within
+# `hops` links (the best-connected switch unless one is asked for), the limit stated in the answer.
+# The whole of 3,100 nodes was one unreadable drawing and a 0.4-0.5 s answer at 100,000 ports
+# (docs/benchmarks.md, figure 13p).
+MAP_NODES_MAX = 300
+HOPS_DEFAULT = 2
+HOPS_MAX = 6
+
 
 @dataclass(frozen=True)
 class SwitchRow:
@@ -180,9 +188,41 @@ def plot_url(switch: str, port: str) -> str:
     return reverse("traffic:plot") + "?" + urlencode({"switch": switch, "port": port})
 
 
-def build(at: datetime | None = None, fresh_layout: bool = False) -> dict:
-    """The whole map as JSON-ready data (now, or at `at` from the rollups); `fresh_layout`: the
-    first layout computed again, not taken from the cache (the benchmark's first visit)."""
+def neighbourhood(start: str, edges: list[tuple[str, str]], hops: int, limit: int) -> tuple[list[str], bool]:
+    """Nodes within `hops` edges of `start`, nearest first (breadth first, names in order within a
+    ring), at most `limit`; and whether the limit cut the last ring short."""
+    adjacent: dict[str, set[str]] = {}
+    for a, b in edges:
+        adjacent.setdefault(a, set()).add(b)
+        adjacent.setdefault(b, set()).add(a)
+    seen, ring = [start], [start]
+    known = {start}
+    for _ in range(hops):
+        nxt = sorted({n for r in ring for n in adjacent.get(r, ()) if n not in known})
+        if len(seen) + len(nxt) > limit:
+            seen += nxt[:limit - len(seen)]
+            return seen, True
+        seen += nxt
+        known.update(nxt)
+        ring = nxt
+    return seen, False
+
+
+def _centre(switches: dict[int, SwitchRow], edges: list[dict]) -> int:
+    """The switch with the most links (then the first by name): where a large map is drawn around."""
+    degree: dict[str, int] = {}
+    for e in edges:
+        for end in (e["a"], e["b"]):
+            degree[end] = degree.get(end, 0) + 1
+    return min(switches.values(), key=lambda s: (-degree.get(f"switch:{s.id}", 0), s.name)).id
+
+
+def build(at: datetime | None = None, fresh_layout: bool = False, around: int | None = None,
+          hops: int = HOPS_DEFAULT) -> dict:
+    """The map as JSON-ready data (now, or at `at` from the rollups): the whole network when it has
+    at most MAP_NODES_MAX nodes and no switch is asked for, else the part within `hops` links of
+    switch `around` (the best-connected one by default), at most MAP_NODES_MAX nodes; "view" says
+    which. `fresh_layout`: the layout computed again, not taken from the cache (the benchmark)."""
     topo, _ = _attachments()
     # plain rows, not Switch objects (which set up their encrypted secrets: 0.1 s for 2,100)
     switches = {s.id: s for s in (SwitchRow(*row) for row in Switch.objects.order_by("name").values_list(
@@ -209,6 +249,18 @@ def build(at: datetime | None = None, fresh_layout: bool = False) -> dict:
                           "a": f"switch:{port.switch_id}", "b": f"host:{host_id}", "a_port": port.name, "b_port": "",
                           "a_port_id": port.id, "b_port_id": None, "state": "confirmed" if nb.link_id else "inferred",
                           "known": nb.source, "confidence": None, "conflict": "", "evidence": []})
+    total = len(switches) + len(hosts)
+    view: dict = {"whole": True, "nodes_total": total, "shown": total, "limit": MAP_NODES_MAX}
+    if switches and (around is not None or total > MAP_NODES_MAX):
+        centre = around if around in switches else _centre(switches, edges)
+        keep_list, cut = neighbourhood(f"switch:{centre}", [(e["a"], e["b"]) for e in edges], hops, MAP_NODES_MAX)
+        keep = set(keep_list)
+        switches = {i: sw for i, sw in switches.items() if f"switch:{i}" in keep}
+        hosts = {i: h for i, h in hosts.items() if f"host:{i}" in keep}
+        edges = [e for e in edges if e["a"] in keep and e["b"] in keep]
+        port_ids = {p for e in edges for p in (e["a_port_id"], e["b_port_id"]) if p is not None}
+        view = {"whole": False, "nodes_total": total, "shown": len(keep), "limit": MAP_NODES_MAX,
+                "around": switches[centre].name, "hops": hops, "cut": cut}
     series = port_series(port_ids)
     sids = {ps.sid for ps in series.values()}
     if at is None:
@@ -234,7 +286,7 @@ def build(at: datetime | None = None, fresh_layout: bool = False) -> dict:
     for n in nodes:
         n["x"], n["y"] = placed[n["id"]]
     oldest, newest = retained()
-    return {"nodes": nodes, "edges": edges, "size": [WIDTH, HEIGHT], "source": source,
+    return {"nodes": nodes, "edges": edges, "size": [WIDTH, HEIGHT], "source": source, "view": view,
             "retained": {"oldest": oldest.isoformat() if oldest else None,
                          "newest": newest.isoformat() if newest else None},
             "conflicts": [{"link": e["link"], "a": e["a"], "b": e["b"], "text": e["conflict"]}

@@ -2,7 +2,8 @@
 VCs that cross it, a traced path to highlight, and stored node positions (operators).
 
 Bounds: the graph is one row per switch, host and link, read in a fixed number of queries within
-the "status" statement budget; `at` must fall in the archive's range; at most
+the "status" statement budget, at most graph.MAP_NODES_MAX nodes drawn (a larger network around one
+switch, `around`, within `hops` links); `at` must fall in the archive's range; at most
 collector.inventory.layout.MAX_NODES positions per request."""
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from collector.core.isotime import iso, parse_optional
 from collector.inventory import layout
-from collector.inventory.models import Host, Link, LinkEvidence
+from collector.inventory.models import Host, Link, LinkEvidence, Switch
 from webapp.access import roles
 from webapp.status import queries as q
 from webapp.topology import graph
@@ -35,6 +36,8 @@ def _bad(message: str, status: int = 400) -> JsonResponse:
 def page(request: HttpRequest) -> HttpResponse:
     return render(request, "topology/map.html", {
         "can_move": request.user.has_perm(MOVE), "src": request.GET.get("src", ""), "dst": request.GET.get("dst", ""),
+        "around": request.GET.get("around", ""), "hops": request.GET.get("hops", ""),
+        "hops_max": graph.HOPS_MAX, "hops_default": graph.HOPS_DEFAULT, "nodes_max": graph.MAP_NODES_MAX,
         "hosts": list(Host.objects.order_by("name").values_list("name", flat=True)),
         "is_admin": request.user.is_staff})
 
@@ -48,7 +51,18 @@ def graph_api(request: HttpRequest) -> JsonResponse:
         return _bad(str(exc))
     if at is not None and not EARLIEST <= at <= timezone.now() + timedelta(minutes=1):
         return _bad(f"at={iso(at)} is outside the archive (1990 .. now)")
-    return HttpResponse(orjson.dumps(graph.build(at)), content_type="application/json")
+    around_text, hops_text = request.GET.get("around", "").strip(), request.GET.get("hops", "").strip()
+    around = None
+    if around_text:
+        around = Switch.objects.filter(name=around_text).values_list("id", flat=True).first()
+        if around is None:
+            return _bad(f"around={around_text}: no switch of that name")
+    hops = graph.HOPS_DEFAULT
+    if hops_text:
+        if not hops_text.isdigit() or not 1 <= int(hops_text) <= graph.HOPS_MAX:
+            return _bad(f"hops={hops_text}: a number of links from 1 to {graph.HOPS_MAX}")
+        hops = int(hops_text)
+    return HttpResponse(orjson.dumps(graph.build(at, around=around, hops=hops)), content_type="application/json")
 
 
 def _xc_rows(net, port_id: int, towards: str) -> list[dict]:

@@ -384,10 +384,19 @@ def _spec() -> dict:
                                "host attachments) with how each is known (manual, confirmed, inferred: confidence, "
                                "evidence kinds, conflict) and, per direction ab/ba, rate, unit, capacity and "
                                "utilisation (rate / capacity). Now: the latest poll of each switch; with `at`: the "
-                               "bucket of the finest rollup tier that holds that time.",
+                               "bucket of the finest rollup tier that holds that time. A network of more nodes than "
+                               "the map draws (webapp/topology/graph.MAP_NODES_MAX, 300) is drawn around one "
+                               "switch, within `hops` links; `view` says what was drawn.",
                 "parameters": [{"name": "at", "in": "query", "schema": {"type": "string", "format": "date-time"},
-                                "description": "ISO 8601 time to replay (1990 .. now)"}],
-                "responses": {"200": {"description": "nodes, edges, size, source, retained, conflicts",
+                                "description": "ISO 8601 time to replay (1990 .. now)"},
+                               {"name": "around", "in": "query", "schema": {"type": "string"},
+                                "description": "the switch to draw around (default: the best-connected one, and "
+                                               "only when the network has more nodes than the map draws)"},
+                               {"name": "hops", "in": "query", "schema": {"type": "integer", "minimum": 1,
+                                                                          "maximum": 6, "default": 2},
+                                "description": "links from that switch"}],
+                "responses": {"200": {"description": "nodes, edges, size, source, view (whole, nodes_total, "
+                                                     "shown, limit, around, hops, cut), retained, conflicts",
                                       "content": {"application/json": {}}}, "400": ERROR}}},
             "/map/api/links/{link_id}": {"get": {
                 "operationId": "mapLink", "summary": "A link between switches: evidence, conflict, crossing VCs",

@@ -187,3 +187,21 @@ def test_the_map_draws_the_traffic_the_agents_count(seeded, browser, live_server
     assert MapPosition.objects.filter(node=node_id).exists()
     assert errors == []
     ctx.close()
+
+
+def test_a_map_drawn_around_one_switch_says_what_it_leaves_out(seeded, browser, live_server):
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
+    log_in(ctx, live_server.url, "viewer", "around")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/map/?around=ipsw48&hops=1")
+    page.wait_for_selector("g.edge.switch")
+    status = wait_text(page, "#map-status", "Drawn:")
+    assert "those within 1 link(s) of ipsw48" in status and "choose it above" in status
+    assert page.locator('g.node[data-id^="switch:"]').count() == 2          # ipsw48 and ipsw8, its LLDP neighbour
+    assert page.locator("#around-form input[name=around]").input_value() == "ipsw48"
+    page.screenshot(path=str(SHOTS / "map-around.png"))
+    assert errors == []
+    ctx.close()

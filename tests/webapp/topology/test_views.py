@@ -150,3 +150,41 @@ def test_positions_are_checked_and_kept(lab, client):
                           ({"nothing": 1}, "a mapping of node to [x, y]")):
         r = post(body)
         assert r.status_code == 400 and message in r.json()["error"], (body, r.content)
+
+
+def test_a_network_larger_than_the_map_limit_is_drawn_around_one_switch_and_says_so(lab, viewer, monkeypatch):
+    from webapp.topology import graph
+
+    whole = json.loads(viewer.get("/map/api/graph").content)
+    assert whole["view"] == {"whole": True, "nodes_total": 4, "shown": 4, "limit": graph.MAP_NODES_MAX}
+    monkeypatch.setattr(graph, "MAP_NODES_MAX", 3)            # the test network (4 nodes) is now too large
+    g = json.loads(viewer.get("/map/api/graph").content)
+    # drawn around the best-connected switch (both have 2 links: the first by name), cut at 3 nodes
+    assert g["view"] == {"whole": False, "nodes_total": 4, "shown": 3, "limit": 3, "around": "sw-a", "hops": 2,
+                         "cut": True}
+    names = {n["name"] for n in g["nodes"]}
+    assert len(g["nodes"]) == 3 and {"sw-a", "sw-b", "alpha"} == names   # nearest first, by name within a ring
+    drawn = {n["id"] for n in g["nodes"]}
+    assert all(e["a"] in drawn and e["b"] in drawn for e in g["edges"]) and len(g["edges"]) == 2
+    one = json.loads(viewer.get("/map/api/graph?around=sw-b&hops=1").content)
+    assert {n["name"] for n in one["nodes"]} == {"sw-a", "sw-b", "beta"} and one["view"]["around"] == "sw-b"
+    assert one["view"]["cut"] is False
+
+
+@pytest.mark.parametrize("query, message", [
+    ("around=nosuch", "around=nosuch: no switch of that name"),
+    ("hops=0", "hops=0: a number of links from 1 to 6"),
+    ("hops=x", "hops=x: a number of links from 1 to 6"),
+])
+def test_a_bad_centre_or_hops_is_refused_with_the_reason(lab, viewer, query, message):
+    r = viewer.get(f"/map/api/graph?{query}")
+    assert r.status_code == 400 and r.json()["error"] == message
+
+
+def test_the_neighbourhood_is_nearest_first_and_cut_at_the_limit():
+    from webapp.topology.graph import neighbourhood
+
+    edges = [("c", "b"), ("c", "a"), ("a", "x"), ("b", "y"), ("y", "z")]
+    assert neighbourhood("c", edges, 1, 10) == (["c", "a", "b"], False)
+    assert neighbourhood("c", edges, 2, 10) == (["c", "a", "b", "x", "y"], False)
+    assert neighbourhood("c", edges, 3, 4) == (["c", "a", "b", "x"], True)

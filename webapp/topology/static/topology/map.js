@@ -180,7 +180,7 @@
     }
     status.textContent = `${graph.nodes.filter((n) => n.kind === "switch").length} switches, ` +
       `${links.length} links between switches (${inferred} inferred, ${graph.conflicts.length} in conflict). ` +
-      `Traffic from the ${when}.`;
+      `Traffic from the ${when}.` + viewNote(graph.view);
     const box = document.getElementById("conflicts");
     box.replaceChildren();
     for (const c of graph.conflicts) {
@@ -259,13 +259,24 @@
     }).catch(() => panel.append(html("p", "could not load the link", "bad")));
   }
 
+  function viewNote(v) {
+    if (!v || v.whole) { return ""; }
+    return ` Drawn: ${v.shown.toLocaleString("en")} of ${v.nodes_total.toLocaleString("en")} nodes, those within ` +
+      `${v.hops} link(s) of ${v.around}${v.cut ? ", cut at the map's limit of " + v.limit.toLocaleString("en") + " nodes" : ""}` +
+      ` (a network of more than ${v.limit.toLocaleString("en")} nodes is drawn around one switch: choose it above).`;
+  }
+
   function nameOf(id) {
     const n = graph.nodes.find((x) => x.id === id);
     return n ? n.name : id;
   }
 
   function load(first) {
-    const url = app.dataset.graph + (at ? `?at=${encodeURIComponent(at)}` : "");
+    const args = new URLSearchParams();
+    if (at) { args.set("at", at); }
+    if (app.dataset.around) { args.set("around", app.dataset.around); }
+    if (app.dataset.hops) { args.set("hops", app.dataset.hops); }
+    const url = app.dataset.graph + (args.toString() ? "?" + args.toString() : "");
     return fetch(url, {credentials: "same-origin"}).then((r) => r.json().then((d) => ({ok: r.ok, d}))).then(({ok, d}) => {
       if (!ok) { status.textContent = d.error || "the map could not be loaded"; return; }
       const same = graph && graph.nodes.length === d.nodes.length && graph.edges.length === d.edges.length &&

@@ -99,8 +99,13 @@ def test_a_known_burst_is_found_where_it_happened(tmp_path):
     (b,) = found["bursts"]
     assert abs(parse_iso(b["start"]).timestamp() - span["start"]) <= POLL_S, summary
     assert abs(parse_iso(b["end"]).timestamp() - span["end"]) <= POLL_S, summary
-    # Every octet of the burst is in it: the quiet polls carry (almost) nothing else.
-    assert 0.98 * kernel_sent <= b["volume"] <= kernel_sent, (kernel_sent, summary)
+    # The burst is the test's traffic: the octets iperf3 and the quiet polls made the kernel send,
+    # but what the agent's counters had not yet shown at the burst's last poll. snmpd reads the
+    # interface counters through a cache (net-snmp's if-mib), so its values trail the kernel's by a
+    # fraction of a second: read right after the polls, the kernel counted 2.5 % more than the
+    # agent's deltas between the same two polls (37 MB/s), and iperf3 itself ends ~0.2 s after a
+    # poll. The archive holds what the agent said; 95 % of the kernel's count, never more.
+    assert 0.95 * kernel_sent <= b["volume"] <= kernel_sent, (kernel_sent, summary)
     assert body["burst_rule"]["capacity_pct"] == 1 and body["burst_rule"]["found_at"]
     # ... and it is drawn: one band on the figure, under the lines.
     bands = [s for s in body["figure"]["layout"]["shapes"] if s.get("name") == "burst"]

@@ -85,11 +85,15 @@ def test_the_poller_reads_every_counter_at_its_rate(agent, community, profile, c
     assert len(first.readings) == counters
     time.sleep(2.1)
     second = asyncio.run(_poll(agent, community, profile))
-    assert second.uptime_cs - first.uptime_cs in range(200, 400)
+    assert second.uptime_cs - first.uptime_cs in range(200, 600)
     key = ("ifHCInOctets", "7") if profile == "if-mib" else ("atmVclStatTotalCellIns", "8.1.32")
-    rate = (second.readings[key].value - first.readings[key].value) / ((second.uptime_cs - first.uptime_cs) / 100)
+    # The agent answers from whole seconds of its clock, each request of a poll from the second it
+    # arrives in: under load a poll's uptime and its counters can come from neighbouring seconds (a
+    # rate over uptime read 2/3 of the truth). So the counter alone: it advanced by exactly the
+    # known rate times a whole number of seconds, the 2.1 s slept and the polls' own time.
     expected = swarm.port_rate(7) if profile == "if-mib" else swarm.vc_rate(7)
-    assert rate == pytest.approx(expected, rel=1e-6)
+    seconds = (second.readings[key].value - first.readings[key].value) / expected
+    assert seconds == round(seconds) and 2 <= seconds <= 5, seconds
 
 
 def test_getbulk_answers_fit_a_datagram():

@@ -115,7 +115,11 @@ def test_polling_resumes_when_redis_comes_back(tmp_path):
             time.sleep(6)
             during = len(_poll_times(switch.id))
             server.start()   # same port, empty: queued tasks of the outage are gone, as they should be
-            time.sleep(12)
+            # Polling resumes: 5 more polls within 30 s (12 s at rest: the worker's reconnection
+            # backs off, and under load it took longer: only 3 polls in the first 12 s once).
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and len(_poll_times(switch.id)) - during < 5:
+                time.sleep(1)
             after = _poll_times(switch.id)
             assert len(after) - during >= 5, (during, len(after), worker.tail(), beat.tail())
             assert worker.proc.poll() is None and beat.proc.poll() is None   # nobody crashed

@@ -22,7 +22,7 @@ from collector.archive.tiers import floor_time
 from collector.inventory.models import MapPosition, Port, Switch
 from collector.poller import runner
 from simnet.runner import SimNetwork, find_free_base_port
-from tests.support.browser import SHOTS, chromium, log_in
+from tests.support.browser import SHOTS, chromium, log_in, watched_page
 from tests.support.simnet_lab import make_state_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -190,12 +190,7 @@ def test_the_map_draws_the_traffic_the_agents_count(seeded, browser, live_server
 
 
 def test_a_map_drawn_around_one_switch_says_what_it_leaves_out(seeded, browser, live_server):
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
-    log_in(ctx, live_server.url, "viewer", "around")
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page = watched_page(browser, live_server.url, "viewer", "around", {"width": 1500, "height": 1000})
     page.goto(f"{live_server.url}/map/?around=ipsw48&hops=1")
     page.wait_for_selector("g.edge.switch")
     status = wait_text(page, "#map-status", "Drawn:")
@@ -203,5 +198,5 @@ def test_a_map_drawn_around_one_switch_says_what_it_leaves_out(seeded, browser, 
     assert page.locator('g.node[data-id^="switch:"]').count() == 2          # ipsw48 and ipsw8, its LLDP neighbour
     assert page.locator("#around-form input[name=around]").input_value() == "ipsw48"
     page.screenshot(path=str(SHOTS / "map-around.png"))
-    assert errors == []
+    assert page.errors == []
     ctx.close()

@@ -2,9 +2,15 @@
 
 One connection-wide timeout (DATABASE_STATEMENT_TIMEOUT_MS) served the web, the worker and the
 CLI alike; a plot request could wait a minute and a CSV an hour. Here each heavy endpoint gets
-its own limit, set with SET LOCAL inside the request's transaction (so it ends with the
-transaction and never leaks to the next request on a kept connection), and a statement that
-hits it answers 503 with the limit and what to do instead, not a 500.
+its own limit, set with SET LOCAL inside a transaction (so it ends with the transaction and never
+leaks to the next request on a kept connection), and a statement that hits it answers 503 with
+the limit and what to do instead, not a 500.
+
+The transaction is opened only when a statement needs it: prepared reads
+(collector/archive/prepared.py) send the limit in front of their statements in one pipeline, one
+implicit transaction without BEGIN and COMMIT; the first statement through Django's cursor opens
+a real one (BEGIN and SET LOCAL in one message) that the block's end commits. A one-port plot,
+all prepared, saves the two round trips (docs/benchmarks.md, 3a).
 
 A limit is per statement: these endpoints each run one heavy statement and a few index probes.
 Background exports (collector/exports) keep the long timeout of collector/archive/export.py.
@@ -13,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import orjson
@@ -23,6 +29,8 @@ from django.db import OperationalError, connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from psycopg import generators, pq
+
+from collector.archive import prepared
 
 NARROW = "narrow the range or choose fewer series"
 COARSER = "choose a coarser resolution"
@@ -95,12 +103,34 @@ def begin_with_timeout(ms: int) -> None:
             raise psycopg.errors.error_from_result(result, encoding=conn.info.encoding)
 
 
+class _OpenOnFirstStatement:
+    """Django execute wrapper of a budget's block: before the block's first statement through
+    Django's cursor, a transaction with the limit (entered on the block's ExitStack, so the block's
+    end commits it, or rolls it back on an error); a transaction the block's own code opened
+    (transaction.atomic in a view) gets the limit set in it before its first statement."""
+
+    def __init__(self, ms: int, stack: ExitStack):
+        self.ms, self.stack, self.covered = ms, stack, None
+
+    def __call__(self, execute, sql, params, many, context):
+        if not connection.in_atomic_block:
+            self.stack.enter_context(transaction.atomic())
+            begin_with_timeout(self.ms)
+            self.covered = connection.atomic_blocks[0]
+        elif connection.atomic_blocks[0] is not self.covered:
+            self.covered = connection.atomic_blocks[0]
+            connection.connection.execute("SELECT set_config('statement_timeout', %s, true)", [f"{self.ms}ms"])
+        return execute(sql, params, many, context)
+
+
 @contextmanager
 def statement_budget(name: str) -> Iterator[int]:
-    """Run the block in a transaction whose statements time out at the endpoint's limit; a
-    statement that does raises TooSlow. Inside an outer transaction (tests), the timeout is set
-    in that one and put back at the end, as COMMIT would have done (no savepoint: two statements
-    fewer, and an exception such as Http404 does not doom the outer transaction)."""
+    """Run the block's statements under the endpoint's limit; a statement that runs past it
+    raises TooSlow. Outside a transaction (a request): prepared reads carry the limit in their
+    pipeline, and the first statement through Django's cursor opens a transaction with it that
+    ends with the block. Inside an outer transaction (tests), the timeout is set in that one and
+    put back at the end, as COMMIT would have done (no savepoint: two statements fewer, and an
+    exception such as Http404 does not doom the outer transaction)."""
     ms = budget_ms(name)
     try:
         if connection.in_atomic_block:
@@ -110,8 +140,9 @@ def statement_budget(name: str) -> Iterator[int]:
             with connection.cursor() as cur:
                 cur.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
         else:
-            with transaction.atomic():
-                begin_with_timeout(ms)
+            with ExitStack() as stack:
+                stack.enter_context(prepared.statement_timeout(ms))
+                stack.enter_context(connection.execute_wrapper(_OpenOnFirstStatement(ms, stack)))
                 yield ms
     except (OperationalError, psycopg.OperationalError) as exc:
         # psycopg's own error when the statement ran on a raw cursor (COPY, prepared reads).

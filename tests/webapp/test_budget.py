@@ -8,6 +8,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from collector.archive import prepared
 from tests.support.dblock import locked
 from webapp import budget
 
@@ -48,22 +49,67 @@ def test_pg_sleep_past_the_limit_is_stopped_with_the_message(settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_the_budget_opens_one_and_the_timeout_ends_with_it(settings):
-    """A request's case (autocommit): BEGIN and SET LOCAL go in one message, COMMIT ends both."""
+def test_outside_a_transaction_the_first_statement_opens_one_and_the_timeout_ends_with_it(settings):
+    """A request's case (autocommit): nothing is sent on entering the block; the first statement
+    through Django's cursor opens the transaction (BEGIN and SET LOCAL in one message), the block's
+    end commits it."""
     settings.CELLAR_WEB_TIMEOUT_MAX_MS = 300
     before = show_timeout()
     assert before != "300ms" and not connection.in_atomic_block
     with budget.statement_budget("traffic.data"):
-        assert connection.in_atomic_block and show_timeout() == "300ms"
+        assert not connection.in_atomic_block
+        assert show_timeout() == "300ms" and connection.in_atomic_block
         with connection.cursor() as cur:
             cur.execute("SELECT now() = statement_timestamp()")    # false: a transaction began before
             assert cur.fetchone()[0] is False
-    assert show_timeout() == before
+    assert show_timeout() == before and connection.connection.info.transaction_status == 0    # idle
     with pytest.raises(budget.TooSlow):
         with budget.statement_budget("traffic.data"):
             with connection.cursor() as cur:
                 cur.execute("SELECT pg_sleep(5)")
-    assert show_timeout() == before and connection.connection.info.transaction_status == 0    # idle
+    assert show_timeout() == before and connection.connection.info.transaction_status == 0
+
+
+def _setting_and_sleep(seconds: float) -> prepared.Send:
+    def send(cur):
+        cur.execute("SELECT current_setting('statement_timeout'), pg_sleep(%s)", [seconds], prepare=True)
+        return cur.fetchone
+    return send
+
+
+@pytest.mark.django_db(transaction=True)
+def test_prepared_reads_carry_the_limit_without_a_transaction(settings):
+    """Prepared reads (a plot's) send SET LOCAL in front of their statements in one pipeline: the
+    limit holds for them, and with the pipeline's implicit transaction it is gone."""
+    settings.CELLAR_WEB_TIMEOUT_MAX_MS = 300
+    before = show_timeout()
+    with budget.statement_budget("traffic.data"):
+        assert prepared.read_one(_setting_and_sleep(0))[0] == "300ms"
+        assert [r[0] for r in prepared.together(_setting_and_sleep(0), _setting_and_sleep(0))] == ["300ms", "300ms"]
+        assert not connection.in_atomic_block and connection.connection.info.transaction_status == 0
+    assert prepared.read_one(_setting_and_sleep(0))[0] == before == show_timeout()
+    started = time.monotonic()
+    with pytest.raises(budget.TooSlow):
+        with budget.statement_budget("traffic.data"):
+            prepared.read_one(_setting_and_sleep(5))
+    assert time.monotonic() - started < 2
+    assert connection.connection.info.transaction_status == 0 and show_timeout() == before
+    # After a Django statement opened the block's transaction, prepared reads run in it.
+    with budget.statement_budget("traffic.data"):
+        assert show_timeout() == "300ms"
+        assert prepared.read_one(_setting_and_sleep(0))[0] == "300ms"
+        assert connection.connection.info.transaction_status == 2      # in the block's transaction
+    assert show_timeout() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_the_block_opens_itself_gets_the_limit(settings):
+    settings.CELLAR_WEB_TIMEOUT_MAX_MS = 300
+    with budget.statement_budget("traffic.data"):
+        with transaction.atomic():
+            assert show_timeout() == "300ms"
+        with transaction.atomic():                  # a second one of its own: set again
+            assert show_timeout() == "300ms"
 
 
 def test_endpoints_answer_503_with_their_limit(net, client, settings):

@@ -6,13 +6,15 @@ everything after the database read (units, plots, CSV) works from it without the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
+import psycopg
 from django.db.models import Case, Count, Q, QuerySet, Value, When
 
 from collector.archive.models import Series
-from collector.archive.prepared import server_cursor
+from collector.archive.prepared import read_one
 from collector.core.facts import capacity_per_s
 from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
 from collector.inventory.ports import IF_INDEX_REF, PortLookupError, find_port
@@ -121,10 +123,10 @@ def load_series(ids: list[int]) -> list[SeriesInfo]:
     year of one port's buckets, mostly building Switch objects and decrypting their secrets.
     Prepared (once per database connection): planning the five-table join took four times as
     long as running it."""
-    with server_cursor() as cur:
+    def send(cur: psycopg.Cursor) -> Callable[[], dict[int, SeriesInfo]]:
         cur.execute(ROW_SQL, [list(ids)], prepare=True)
-        found = {row[0]: from_row(row) for row in cur.fetchall()}
-    return in_order(ids, found)
+        return lambda: {row[0]: from_row(row) for row in cur.fetchall()}
+    return in_order(ids, read_one(send))
 
 
 def in_order(ids: list[int], found: dict[int, SeriesInfo]) -> list[SeriesInfo]:

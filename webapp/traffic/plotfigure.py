@@ -39,7 +39,7 @@ def figure(p: Plan, plotted: list[Plotted], earlier: list[compare.Fetched], foun
 
 def planned(req: PlotRequest) -> Plan:
     """The plan of a request with its comparisons (BadRequest and friends as the views expect)."""
-    plan, _ = service.resolve(req, with_events=True)
+    plan, _ = service.resolve(req, with_events=True, with_buckets=True)
     return compare.attach(plan)
 
 

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
+import psycopg
 from django.conf import settings
 from django.db import connection
 
 from collector.archive import rollup
 from collector.archive.positions import Positions, layout_positions, position_expr
-from collector.archive.prepared import Send, server_cursor
+from collector.archive.prepared import Send, read_one
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
@@ -102,12 +103,23 @@ def series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | 
                      span: timedelta | None = None, with_events: bool = False) -> Clocked:
     """catalog.load_series(ids), now_and_watermarks(), the runs that may overlap [lo or now - span,
     hi or now] and (with_events) the events touching the series around it, in one round trip."""
-    with server_cursor() as cur:
+    return read_one(send_series_and_clock(ids, lo, hi, span, with_events))
+
+
+def send_series_and_clock(ids: list[int], lo: datetime | None = None, hi: datetime | None = None,
+                          span: timedelta | None = None, with_events: bool = False) -> Send:
+    """series_and_clock as a statement to send with others (prepared.together)."""
+    args = {"hi": hi, "lo": lo, "span": span, "ids": list(ids), "events": with_events}
+
+    def send(cur: psycopg.Cursor) -> Callable[[], Clocked]:
         # binary: the clock columns repeat on every row, and Django's text loader of timestamptz
         # (Python) took 2 of 3 ms for 48 series; psycopg's binary one is C.
-        cur.execute(_SERIES_AND_CLOCK, {"hi": hi, "lo": lo, "span": span, "ids": list(ids), "events": with_events},
-                    prepare=True, binary=True)
-        rows = cur.fetchall()
+        cur.execute(_SERIES_AND_CLOCK, args, prepare=True, binary=True)
+        return lambda: _clocked(ids, cur.fetchall())
+    return send
+
+
+def _clocked(ids: list[int], rows: list[tuple]) -> Clocked:
     now, tiers, marks, runs, marked, elo, ehi = rows[0][:7]
     now = now.astimezone(UTC)          # binary timestamptz comes in the session's zone
     found = {row[7]: catalog.from_row(row[7:]) for row in rows if row[7] is not None}
@@ -300,6 +312,11 @@ def send_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
         read = send(cur)
         return lambda: _by_series(ids, res, read())
     return sent
+
+
+def buckets_key(series: Sequence[SeriesInfo], res: str, main: Segment | None, tail: Sequence[Segment]) -> tuple:
+    """What send_buckets' statement and parameters depend on: equal keys, the same statement."""
+    return (res, main, tuple(tail), tuple(s.id for s in series), tuple(sorted({s.switch_id for s in series})))
 
 
 def _by_series(ids: list[int], res: str, col: dict[str, np.ndarray]) -> dict[int, Columns]:

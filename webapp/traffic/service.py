@@ -8,16 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from collector.archive.prepared import read_one, together
+from collector.archive.prepared import Send, read_one, together
 from collector.core.facts import flag_names
 from collector.core.isotime import iso
 from collector.events import read as events
 from collector.groups.resolve import GroupError
 from collector.groups.resolve import resolve as resolve_group
-from webapp.traffic import grouptotal, params, points, queries, tiers, units
+from webapp.traffic import early, grouptotal, params, points, queries, tiers, units
 from webapp.traffic.catalog import SeriesInfo
 from webapp.traffic.params import BadRequest, PlotRequest
 from webapp.traffic.points import Columns, Gap, Stats, at
+from webapp.traffic.units import UnitError
 
 MAX_POINTS_EXPLICIT = 100_000   # a plot (not a CSV) with an explicit resolution draws at most this
 
@@ -42,6 +43,7 @@ class Plan:
     runs: list[queries.RunBand] = field(default_factory=list)     # experiment runs overlapping the range
     events: list = field(default_factory=list)      # collector/events read.Mark: events touching the series (plots)
     events_read: bool = False                       # events already read (with the series: resolve)
+    buckets: dict | None = None     # the buckets already read (with the series: resolve, webapp/traffic/early.py)
     group_name: str = ""                                          # the group plotted (req.group), if any
     compare: list = field(default_factory=list)     # compare.Line: the earlier periods (webapp/traffic/compare.py)
 
@@ -122,11 +124,14 @@ def fetch(p: Plan, *, with_p95: bool = True, with_events: bool = False) -> list[
     events that touch the series (p.events), sent with the buckets (one round trip for both)."""
     marks = (events.send_touching([s.id for s in p.series], p.start, p.end)
              if with_events and p.series and not p.events_read else None)
-    buckets = queries.send_buckets(p.series, p.res, p.main, p.tail) if p.res != "raw" else None
+    buckets = (queries.send_buckets(p.series, p.res, p.main, p.tail)
+               if p.res != "raw" and p.buckets is None else None)
     if buckets is not None and marks is not None:
         data, p.events = together(buckets, marks)
     else:
-        if p.res == "raw":
+        if p.buckets is not None:
+            data = p.buckets
+        elif p.res == "raw":
             data = queries.fetch_raw(p.series, p.start, p.end)
         else:
             data = read_one(buckets) if buckets is not None else {s.id: points.empty() for s in p.series}
@@ -234,23 +239,48 @@ def p95_json(p: Plan, values: dict[int, float | None]) -> dict:
                        for s in p.series]}
 
 
-def resolve(req: PlotRequest, *, with_events: bool = False, **kw) -> tuple[Plan, list[SeriesInfo]]:
+def resolve(req: PlotRequest, *, with_events: bool = False, with_buckets: bool = False,
+            **kw) -> tuple[Plan, list[SeriesInfo]]:
     """The plan of a request, and its series; the runs that may overlap it and (with_events) the
     events that touch it come in the same round trip (fetch reads the events again only when the
-    wider read could not tell: events.within)."""
+    wider read could not tell: events.within). with_buckets (a plot): the buckets too, when what
+    this process read last plans them as the request's own plan does (webapp/traffic/early.py)."""
     span = params.AUTO_SPAN if req.range == "auto" else tiers.RANGES.get(req.range)
     lo, hi = (req.start, req.end) if req.range == "custom" else (None, None)
     ids, group_name = list(req.series_ids), ""
     if req.group is not None:
         ids, group_name = group_series(req.group)
-    got = queries.series_and_clock(ids, lo, hi, span, with_events)
+    series_send = queries.send_series_and_clock(ids, lo, hi, span, with_events)
+    guess = _guessed_buckets(req, ids, kw) if with_buckets else None
+    if guess is None:
+        got, early_buckets = read_one(series_send), None
+    else:
+        got, early_buckets = together(series_send, guess[1])
+    early.remember(got.series, got.now, got.done)
     p = plan(req, got.series, clock=(got.now, got.done), **kw)
+    if guess is not None and p.res != "raw" and guess[0] == queries.buckets_key(p.series, p.res, p.main, p.tail):
+        p.buckets = early_buckets
     p.runs = [r for r in got.runs if r.start < p.end and (r.end is None or r.end > p.start)]
     if got.events is not None and got.events_lo <= p.start.timestamp() and p.end.timestamp() <= got.events_hi:
         marks = events.within(got.events, p.start, p.end)
         p.events, p.events_read = (marks, True) if marks is not None else ([], False)
     p.group_name = group_name
     return p, got.series
+
+
+def _guessed_buckets(req: PlotRequest, ids: list[int], kw: dict) -> tuple[tuple, Send] | None:
+    """The buckets statement planned from what this process read last (early.py), with the key
+    the real plan must match; None when it cannot be planned so (series never read here, a range
+    that needs the first data, raw samples, nothing to read)."""
+    known, clock = early.series(ids), early.clock()
+    if known is None or clock is None or req.range in ("all", "auto"):
+        return None
+    try:
+        g = plan(req, known, clock=clock, **kw)
+    except (BadRequest, UnitError):
+        return None
+    send = queries.send_buckets(g.series, g.res, g.main, g.tail) if g.res != "raw" else None
+    return None if send is None else (queries.buckets_key(g.series, g.res, g.main, g.tail), send)
 
 
 def group_series(group_id: int) -> tuple[list[int], str]:

@@ -314,11 +314,6 @@ def send_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
     return sent
 
 
-def buckets_key(series: Sequence[SeriesInfo], res: str, main: Segment | None, tail: Sequence[Segment]) -> tuple:
-    """What send_buckets' statement and parameters depend on: equal keys, the same statement."""
-    return (res, main, tuple(tail), tuple(s.id for s in series), tuple(sorted({s.switch_id for s in series})))
-
-
 def _by_series(ids: list[int], res: str, col: dict[str, np.ndarray]) -> dict[int, Columns]:
     """The statement's rows (in no order; the tail's finer buckets and samples not yet summed)
     as each series' buckets of width `res`, oldest first."""

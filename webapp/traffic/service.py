@@ -258,7 +258,7 @@ def resolve(req: PlotRequest, *, with_events: bool = False, with_buckets: bool =
         got, early_buckets = together(series_send, guess[1])
     early.remember(got.series, got.now, got.done)
     p = plan(req, got.series, clock=(got.now, got.done), **kw)
-    if guess is not None and p.res != "raw" and guess[0] == queries.buckets_key(p.series, p.res, p.main, p.tail):
+    if guess is not None and early.same_buckets(guess[0], p):
         p.buckets = early_buckets
     p.runs = [r for r in got.runs if r.start < p.end and (r.end is None or r.end > p.start)]
     if got.events is not None and got.events_lo <= p.start.timestamp() and p.end.timestamp() <= got.events_hi:
@@ -268,10 +268,10 @@ def resolve(req: PlotRequest, *, with_events: bool = False, with_buckets: bool =
     return p, got.series
 
 
-def _guessed_buckets(req: PlotRequest, ids: list[int], kw: dict) -> tuple[tuple, Send] | None:
-    """The buckets statement planned from what this process read last (early.py), with the key
-    the real plan must match; None when it cannot be planned so (series never read here, a range
-    that needs the first data, raw samples, nothing to read)."""
+def _guessed_buckets(req: PlotRequest, ids: list[int], kw: dict) -> tuple[Plan, Send] | None:
+    """The buckets statement planned from what this process read last (early.py), with that
+    plan; None when it cannot be planned so (series never read here, a clock read too long ago,
+    a range that needs the first data, raw samples)."""
     known, clock = early.series(ids), early.clock()
     if known is None or clock is None or req.range in ("all", "auto"):
         return None
@@ -279,8 +279,9 @@ def _guessed_buckets(req: PlotRequest, ids: list[int], kw: dict) -> tuple[tuple,
         g = plan(req, known, clock=clock, **kw)
     except (BadRequest, UnitError):
         return None
-    send = queries.send_buckets(g.series, g.res, g.main, g.tail) if g.res != "raw" else None
-    return None if send is None else (queries.buckets_key(g.series, g.res, g.main, g.tail), send)
+    if g.res == "raw" or (g.main is None and not g.tail):
+        return None
+    return g, queries.send_buckets(g.series, g.res, g.main, g.tail)
 
 
 def group_series(group_id: int) -> tuple[list[int], str]:

@@ -1,12 +1,15 @@
 """A plot's buckets sent with its series (webapp/traffic/early.py, service.resolve): planned from
-what the process read last, kept only when the request's own plan sends the same statement, so
-the plot is the one read the ordinary way, and a guess the rollup moved past is read again."""
+what the process read last, kept only when they are the plot's own (same range, resolution, series
+and switches, watermarks no later than the database's), compared with the plot read the ordinary
+way."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from django.db import connection
 from django.http import QueryDict
 
 from collector.archive import rollup
@@ -43,22 +46,39 @@ def test_buckets_sent_with_the_series_are_the_plots_own(edge, res):   # noqa: F8
     assert_same_plot(service.fetch(first), service.fetch(second))
 
 
-def test_a_guess_the_rollup_moved_past_is_read_again(edge):   # noqa: F811
+def test_a_guess_the_rollup_moved_past_reads_a_longer_tail_to_the_same_plot(edge):   # noqa: F811
+    """Watermarks that moved on since the guess: its tail is longer (finer tiers, raw samples)
+    and sums to the buckets the plan's own statement reads."""
     series, _, _ = edge
     early.forget()
     req = request_for(series, "15m")
-    before, _ = service.resolve(req, with_buckets=True)
-    rollup.run(budget_s=300, lag_s=3 * 60)            # the watermarks move: the tail is shorter
+    before, _ = service.resolve(req)
+    rollup.run(budget_s=300, lag_s=3 * 60)            # the watermarks move: the plan's tail is shorter
     moved, _ = service.resolve(req, with_buckets=True)
-    assert moved.tail != before.tail and moved.buckets is None
+    assert moved.tail != before.tail and moved.buckets is not None
     early.forget()
     fresh, _ = service.resolve(req)
     assert (fresh.main, fresh.tail) == (moved.main, moved.tail)
     assert_same_plot(service.fetch(fresh), service.fetch(moved))
-    # and the next plot is sent with its series again
-    again, _ = service.resolve(req, with_buckets=True)
-    assert again.buckets is not None
-    assert_same_plot(service.fetch(fresh), service.fetch(again))
+
+
+def test_a_guess_past_the_databases_watermarks_is_read_again(edge):   # noqa: F811
+    """After a restore the watermarks can move back: a guess beyond them would read tier rows
+    that are not there; its buckets are dropped and read again with the plan's own."""
+    series, _, _ = edge
+    early.forget()
+    req = request_for(series, "15m")
+    service.resolve(req)
+    with connection.cursor() as cur:
+        cur.execute("UPDATE traffic_rollup_watermark SET done_until = done_until - interval '2 hours'")
+        cur.execute("DELETE FROM traffic_rollup_1m WHERE bucket >= (SELECT done_until FROM traffic_rollup_watermark "
+                    "WHERE tier = '1m')")
+    back, _ = service.resolve(req, with_buckets=True)
+    assert back.buckets is None
+    early.forget()
+    fresh, _ = service.resolve(req)
+    assert (fresh.main, fresh.tail) == (back.main, back.tail)
+    assert_same_plot(service.fetch(fresh), service.fetch(back))
 
 
 def test_the_guess_is_planned_only_from_series_and_clock_read_before():
@@ -83,3 +103,30 @@ def test_the_series_remembered_are_bounded_and_the_clock_runs_on(monkeypatch):
     now, done = early.clock()
     assert read_at <= now < read_at + timedelta(seconds=60) and done == {"1m": read_at}
     early.forget()
+
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+H = timedelta(hours=1)
+BASE = {"res": "15m", "start": T0, "end": T0 + 24 * H, "series": [(1, 7), (2, 7)],
+        "done": {"1m": T0 + 20 * H, "15m": T0 + 19 * H, "1h": T0 + 19 * H, "1d": None}}
+
+
+def plan_like(**change):
+    d = {**BASE, **change}
+    return SimpleNamespace(res=d["res"], start=d["start"], end=d["end"], done=d["done"],
+                           series=[SimpleNamespace(id=i, switch_id=w) for i, w in d["series"]])
+
+
+@pytest.mark.parametrize("guess, same", [
+    ({}, True),
+    ({"done": {**BASE["done"], "1m": T0 + 19 * H}}, True),          # older watermark: a longer tail
+    ({"done": {**BASE["done"], "1m": T0 + 21 * H}}, False),         # past the database's
+    ({"done": {**BASE["done"], "1d": T0}}, False),                  # a tier the database has not begun
+    ({"done": {**BASE["done"], "15m": None}}, False),               # a tier begun since
+    ({"res": "1h"}, False),
+    ({"start": T0 + H}, False),
+    ({"series": [(1, 7), (2, 8)]}, False),                          # a series on another switch now
+    ({"series": [(2, 7), (1, 7)]}, False),
+])
+def test_same_buckets(guess, same):
+    assert early.same_buckets(plan_like(**guess), plan_like()) is same

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 from urllib.parse import urlencode
 
 from django.db.models import Count, Q
@@ -126,7 +127,25 @@ class Health:
     text: str
 
 
-def health_of(switch: Switch, health: SwitchHealth | None, now: datetime) -> Health:
+class PolledSwitch(Protocol):
+    """What health_of reads of a switch (a Switch, or the dashboard's light row of one)."""
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def poll_interval_s(self) -> int: ...
+
+
+class PollHealth(Protocol):
+    """What health_of reads of a switch's health (a SwitchHealth, or the dashboard's light row)."""
+    @property
+    def last_poll_at(self) -> datetime | None: ...
+    @property
+    def consecutive_failures(self) -> int: ...
+    @property
+    def last_status(self) -> str: ...
+
+
+def health_of(switch: PolledSwitch, health: PollHealth | None, now: datetime) -> Health:
     if not switch.enabled:
         return Health("disabled", "polling disabled")
     if health is None or health.last_poll_at is None:

@@ -1,6 +1,9 @@
 """Overview pages: the dashboard (what needs attention, switches, hosts), the switch list, the search."""
 from __future__ import annotations
 
+from datetime import datetime
+from typing import NamedTuple
+
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -43,6 +46,31 @@ def _switch_rows(switches: list[Switch], now, port_counts: dict | None = None) -
     return rows
 
 
+class _Health(NamedTuple):
+    last_poll_at: datetime | None
+    consecutive_failures: int
+    last_status: str
+
+
+class _Polled(NamedTuple):
+    """A switch as the dashboard's counts and problems read it (common.health_of), from one row
+    of values: model objects for the 2,117 switches of figure 13 cost 49 ms, the rows 22."""
+    id: int
+    name: str
+    enabled: bool
+    poll_interval_s: int
+    discovered_at: datetime | None
+    health: _Health | None
+
+
+def _polled_switches() -> list[_Polled]:
+    rows = Switch.objects.order_by("name").values_list(
+        "id", "name", "enabled", "poll_interval_s", "discovered_at", "health__last_poll_at",
+        "health__consecutive_failures", "health__last_status")
+    return [_Polled(i, name, enabled, interval, discovered, None if failures is None else _Health(at, failures, status))
+            for i, name, enabled, interval, discovered, at, failures, status in rows]
+
+
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Counts of everything, what needs attention (at most PROBLEMS_SHOWN rows, counted), and the
     first DASHBOARD_ROWS switches and hosts, the poller groups: a fixed number of queries (17) and a
@@ -51,10 +79,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     now = timezone.now()
     # every switch with only what health_of and the problems read (all columns of 2,000 switches
     # cost 300 ms); the rows shown are read in full below
-    switches = list(Switch.objects.select_related("health").only(
-        "id", "name", "enabled", "poll_interval_s", "discovered_at", "health__last_poll_at",
-        "health__consecutive_failures", "health__last_status").order_by("name"))
-    health = {s.id: health_of(s, getattr(s, "health", None), now) for s in switches}
+    switches = _polled_switches()
+    health = {s.id: health_of(s, s.health, now) for s in switches}
     port_counts = {r["switch_id"]: r
                    for r in Port.objects.present().order_by().values("switch_id").annotate(**PORT_COUNTS)}
     down = {sid: r["down"] for sid, r in port_counts.items() if r["down"]}
@@ -66,8 +92,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     for s in switches:
         hs = health[s.id]
         if hs.state in ("failing", "stale", "never"):
-            h = getattr(s, "health", None)
-            problems.append(("switch", s.name, hs.text, h.last_poll_at if h else None, ""))
+            problems.append(("switch", s.name, hs.text, s.health.last_poll_at if s.health else None, ""))
         if down.get(s.id):
             warnings.append(("ports", s.name, f"{down[s.id]} port(s) enabled but not up", s.discovered_at,
                              "?state=down"))

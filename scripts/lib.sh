@@ -181,16 +181,21 @@ proc_pid() {
     read -r pid <"$f" || true
     [[ $pid =~ ^[0-9]+$ ]] || return 1
     pid_alive "$pid" || return 1
-    # A process between two execs (setsid -> ip netns exec -> the program) shows an empty
-    # cmdline for a moment: read again before calling it gone.
-    local try
-    for try in 1 2 3 4 5; do
+    # A process just started is, for a moment, the start script's forked subshell (its cmdline
+    # the script's), then between two execs (setsid -> ip netns exec -> the program: an empty
+    # cmdline): read again, for up to 0.5 s, before calling it gone or another program's. Right
+    # after a test suite, at load, `make run` once called a starting simnet dead so.
+    local try marker
+    marker=$(proc_marker "$1")
+    for try in 1 2 3 4 5 6 7 8 9 10; do
         cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-        [[ -n $cmd ]] && break
+        if [[ $cmd == *"$marker"* ]]; then
+            printf '%s' "$pid"
+            return 0
+        fi
         sleep 0.05
     done
-    [[ $cmd == *"$(proc_marker "$1")"* ]] || return 1
-    printf '%s' "$pid"
+    return 1
 }
 
 proc_saved_cmd() { sed -n 2p "$(pidfile "$1")" 2>/dev/null || true; }

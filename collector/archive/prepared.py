@@ -62,8 +62,9 @@ def server_cursor() -> psycopg.Cursor:
 def read_one(send: Send) -> Any:
     """One statement on its own (no pipeline: a pipeline of one costs a Sync message more),
     or with its statement timeout in front (statement_timeout)."""
-    if _pending_timeout() is not None:
-        return together(send)[0]
+    ms = _pending_timeout()
+    if ms is not None:
+        return _pipelined(ms, (send,))[0]
     with server_cursor() as cur:
         return send(cur)()
 
@@ -81,9 +82,14 @@ def together(*sends: Send) -> list[Any]:
     """Run the statements in one round trip (in this order, in one transaction: the connection's,
     or the pipeline's implicit one) and return their results in the same order. An error of any
     of them is raised here."""
-    ms = _pending_timeout()
+    return _pipelined(_pending_timeout(), sends)
+
+
+def _pipelined(ms: int | None, sends: tuple[Send, ...]) -> list[Any]:
+    """together, with the statement timeout `ms` sent first (None: none to send)."""
     if ms is not None:
         sends = (_set_timeout(ms), *sends)
+    connection.ensure_connection()
     conn = connection.connection
     cursors = [psycopg.Cursor(conn) for _ in sends]
     try:

@@ -85,7 +85,7 @@ def same_buckets(guess: Planned, actual: Planned) -> bool:
         was = guess.done.get(tier)
         if (was is None) != (mark is None) or (was is not None and mark is not None and was > mark):
             return False
-    return guess.done.keys() == actual.done.keys()
+    return True
 
 
 def forget() -> None:

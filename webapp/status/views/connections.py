@@ -91,10 +91,10 @@ def switch_pvcs(request: HttpRequest, name: str) -> HttpResponse:
 # first), with names compared as Python compares str (COLLATE "C": code point order). Sorted in
 # Python, the network-wide list read and sorted all 50,000 cross-connects of figure 13 at each view.
 _NUMERIC_KEY = Q(in_port__key__regex=r"^[0-9]+$")
+_WHOLE_NUMBER = DecimalField(max_digits=60, decimal_places=0)     # a key of any length, as Python's int
 TABLE_2D_ORDER = (
     Collate("switch__name", "C"), Case(When(_NUMERIC_KEY, then=Value(0)), default=Value(1)),
-    Case(When(_NUMERIC_KEY, then=Cast("in_port__key", DecimalField(max_digits=60, decimal_places=0))),
-         default=Value(0, output_field=DecimalField(max_digits=60, decimal_places=0))),
+    Case(When(_NUMERIC_KEY, then=Cast("in_port__key", _WHOLE_NUMBER)), default=Value(0, output_field=_WHOLE_NUMBER)),
     Collate("in_port__name", "C"), "in_vpi", Coalesce("in_vci", Value(-1)), "id")
 _CANDIDATE = ("id", "switch_id", "switch__name", "kind", "in_port__key", "in_port__name", "out_port__name", "in_vpi",
               "in_vci", "out_vpi", "out_vci", "name")

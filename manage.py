@@ -1,5 +1,6 @@
 #!/usr/bin/env python
-"""Django's command-line utility for Cellar (collector commands live in webapp/inventory)."""
+"""Django's command-line utility for Cellar: each app's commands live in its management/commands/
+(`manage.py help` lists them by app)."""
 import os
 import sys
 

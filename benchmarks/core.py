@@ -1,4 +1,4 @@
-"""What every figure produces (Measure), the run context, and the table."""
+"""What every figure produces (Measure), the run context, and the tables."""
 from __future__ import annotations
 
 import math
@@ -113,3 +113,46 @@ def plain_table(measures: list[Measure]) -> str:
         for n in m.notes:
             lines.append(f"     note       {n}")
     return "\n".join(lines)
+
+
+CURRENT_HEADER = ("| # | Figure | Unit | Cellar (median) | Reference (median) | Ratio (median) | Goal | Status "
+                  "| Run |\n|---|---|---|---|---|---|---|---|---|")
+
+
+def _figure_order(key: str) -> tuple[int, str]:
+    digits = len(key) - len(key.lstrip("0123456789"))
+    return (int(key[:digits] or 0), key[digits:])
+
+
+def _median(values: list[float]) -> str:
+    return fmt(statistics.median(values)) if values else "–"
+
+
+def run_conditions(run: dict) -> str:
+    """When and at what load a run measured (its JSON), as the Run column of the table says it."""
+    start, end = ((run.get(k) or "?").split()[0] for k in ("load_start", "load_end"))   # 1-minute averages
+    text = f"{run.get('date', '?')}, load {start} -> {end}, {run.get('runs', '?')} runs"
+    if run.get("smoke"):
+        text += ", SMOKE"
+    if run.get("partial"):
+        text += ", --only " + ",".join(run.get("figures", []))
+    return text
+
+
+def current_table(runs: list[dict]) -> str:
+    """The 'Current figures' table of docs/benchmarks.md from the JSON of several runs, oldest
+    first: partial runs measure a few figures each, so each figure's row comes from the latest
+    run that measured it, and says which run that was."""
+    latest: dict[str, tuple[dict, dict]] = {}
+    for run in runs:
+        for m in run.get("measures", []):
+            latest[m["key"]] = (m, run)
+    rows = [CURRENT_HEADER]
+    for key in sorted(latest, key=_figure_order):
+        m, run = latest[key]
+        ref = f"{m['ref_name']}: {_median(m['reference'])}" if m["reference"] else (m["ref_name"] or "–")
+        ratio = f"{_median(m['ratio'])} ({m['ratio_name']})" if m["ratio"] else "–"
+        status = {True: "met", False: "**not met**", None: "–"}[m["met"]]
+        rows.append(f"| {key} | {m['title']} | {m['unit']} | {_median(m['cellar'])} | {ref} | {ratio} "
+                    f"| {m['goal'] or '–'} | {status} | {run_conditions(run)} |")
+    return "\n".join(rows)

@@ -110,7 +110,8 @@ def empty_traffic(ctx=None) -> None:
 
     with connection.cursor() as cur:
         cur.execute("TRUNCATE traffic_sample, traffic_poll_log, traffic_rollup_1m, traffic_rollup_15m, "
-                    "traffic_rollup_1h, traffic_rollup_1d, traffic_rollup_watermark")
+                    "traffic_rollup_1h, traffic_rollup_1d, traffic_rollup_watermark, traffic_series_total, "
+                    "traffic_settled_poll, traffic_settled_series")
         cur.execute("SELECT to_regclass('traffic_rollup_invalidation')")
         if cur.fetchone()[0]:
             cur.execute("TRUNCATE traffic_rollup_invalidation")

@@ -1,4 +1,4 @@
-"""Figure 12: one evaluation of an alert rule over 10,000 port objects, server time (issue 14).
+"""Figure 12: one evaluation of an alert rule over 10,000 port objects, server time.
 
 Data (--smoke: 200 objects): 400 switches of 25 ports, each port's cells in and out (50 series a
 sample row), polled every 15 s for the last 10 minutes (40 rows per switch, 16,000 rows, 800,000

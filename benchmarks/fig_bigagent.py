@@ -58,7 +58,7 @@ def _discover_and_poll(switch_id: int) -> tuple[float, float, float, float, int,
     w, c = time.monotonic(), time.process_time()
     out = runner.poll_once(switch_id)
     pw, pc = time.monotonic() - w, time.process_time() - c
-    if not out.ok:
+    if not out.ok or out.result is None:
         raise RuntimeError(f"poll of the big agent failed: {out.status} {out.error}")
     return dw, dc, pw, pc, Port.objects.filter(switch_id=switch_id).count(), len(out.result.readings)
 

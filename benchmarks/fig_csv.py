@@ -3,7 +3,7 @@
 Data: benchmarks/plotdata.py. Cellar: the export view as a browser calls it
 (webapp/traffic/views.export through RequestFactory), its StreamingHttpResponse read to the end
 (the streaming generator the view and the export_csv command use); wall time.
-Reference: the query the export runs (webapp/traffic/csvexport.sql_for of the same plan) as
+Reference: the query the export runs (webapp/traffic/csvrows.sql_for of the same plan) as
 `COPY (...) TO STDOUT (FORMAT csv)` on the same connection, every byte read; wall time.
 Rows: data lines of the CSV (the header line not counted).
 """
@@ -48,13 +48,13 @@ def copy_reference(q: dict) -> tuple[float, int, int]:
     from django.db import connection, transaction
     from django.http import QueryDict
 
-    from webapp.traffic import csvexport, params, service
+    from collector.reader import csvrows, reading, selection
 
     qd = QueryDict(mutable=True)
     qd.update(q)
     t0 = time.perf_counter()
-    plan, _ = service.resolve(params.parse(qd), for_csv=True, res="raw" if q.get("raw") == "1" else None)
-    sql, args = csvexport.sql_for(plan)
+    plan, _ = reading.resolve(selection.parse(qd), for_csv=True, res="raw" if q.get("raw") == "1" else None)
+    sql, args = csvrows.sql_for(plan)
     lines = size = 0
     with transaction.atomic(), connection.cursor() as cur:
         with cur.copy(f"COPY ({sql}) TO STDOUT (FORMAT csv)", args) as copy:

@@ -10,7 +10,7 @@ work: tier plan, aggregate, first/last refined to the finest tier, bursts, rows 
 Reference: the bare aggregate the inventory cannot do without, on the same connection:
 `SELECT series_id, min(bucket), max(bucket), sum(sum_delta), sum(samples), max(max_rate) FROM
 traffic_rollup_1d WHERE bucket in the year GROUP BY series_id`, wall.
-Goal (issue 11): under 1 s of server time.
+Goal: under 1 s of server time.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def build(ctx: Context) -> tuple[datetime, datetime, int]:
     from django.db import connection
 
     from collector.archive.models import Series
+    from collector.bursts.models import Burst
     from collector.inventory.models import Switch
-    from collector.studies.models import Burst
 
     n_switches, per_switch, days = ctx.size(4, 200), 50, ctx.size(30, 365)
     t0 = time.monotonic()

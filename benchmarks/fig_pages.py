@@ -1,4 +1,4 @@
-"""Figure 13: every status page and API list at size (issue 16 item 4), server time and queries.
+"""Figure 13: every status page and API list at size, server time and queries.
 
 Data: benchmarks/pagesdata.py (100,000 ports on 2,100 switches, 51,200 VCs, 25,600 PVCs, 1,000
 hosts, a year of rollups for a subset, the latest polls of every switch; --smoke: 256 ports).
@@ -7,7 +7,7 @@ login, view, template; no HTTP socket), as a logged-in admin; the median wall ti
 after one warm-up call, and the number of SQL statements of one call (counted in a separate call:
 counting slows the cursor). The plots: /traffic/api/data as the plot page asks for it (figure,
 no points, no p95) for the 48 receive-octets series of the plot switch over 30 days and a year.
-Goal (issue 16): < 300 ms of server time for every page; the status pages' query counts do not
+Goal: < 300 ms of server time for every page; the status pages' query counts do not
 grow with the inventory (tests/webapp/status/test_query_ceilings.py).
 """
 from __future__ import annotations
@@ -112,7 +112,7 @@ def run(ctx: Context) -> list[Measure]:
 
 def _fresh_map(ctx: Context) -> Measure:
     """13q: the map's first visit after the network changed: the graph with its layout computed
-    afresh (webapp/topology/layout.py; the calls above find it in the cache)."""
+    afresh (webapp/topology/drawing.py; the calls above find it in the cache)."""
     import time
 
     from webapp.topology import graph

@@ -64,11 +64,13 @@ def _measure(ctx: Context, key: str, title: str, switch, address: str, port: int
     for r in range(ctx.runs):
         pid = _backend_pid()
         db0 = procstat.cpu_seconds(pid)
+        if db0 is None:
+            raise RuntimeError(f"{title}: no CPU time of the database backend (pid {pid}): is it local?")
         t0, w0 = time.process_time(), time.monotonic()
         n = 0
         for _ in range(polls):
             out = runner.poll_once(switch.id)
-            if not out.ok or out.stored != "written":
+            if not out.ok or out.stored != "written" or out.result is None:
                 raise RuntimeError(f"{title}: poll failed: {out.status} {out.stored} {out.error}")
             n += len(out.result.readings) + len(out.result.discontinuity)
         cpu = time.process_time() - t0

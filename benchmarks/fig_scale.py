@@ -47,7 +47,7 @@ PORTS_PER_ATM_SWITCH = 16
 ATM_EVERY_PORTS = 2000        # one ATM switch (1,000 VCs) per 2,000 ports: 50,000 VCs at 100,000 ports
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -82,7 +82,7 @@ class Proc:
 
 
 def _redis(ctx: Context) -> tuple[Proc, str]:
-    port = _free_port()
+    port = free_port()
     d = ctx.work / "redis"
     d.mkdir(exist_ok=True)
     p = Proc("redis", ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -100,7 +100,7 @@ def _redis(ctx: Context) -> tuple[Proc, str]:
     raise RuntimeError("redis-server did not start")
 
 
-def _db_pids() -> tuple[list[int], list[int]]:
+def db_pids() -> tuple[list[int], list[int]]:
     """(backends of the benchmark database but this one, the cluster's shared background processes)."""
     from django.db import connection
 
@@ -112,7 +112,7 @@ def _db_pids() -> tuple[list[int], list[int]]:
     return [p for p, d in rows if d], [p for p, d in rows if not d]
 
 
-def _own_backend() -> int:
+def own_backend() -> int:
     from django.db import connection
 
     with connection.cursor() as cur:
@@ -129,7 +129,7 @@ def _sessions() -> int:
         return cur.fetchone()[0]
 
 
-def _polls_so_far() -> dict[int, int]:
+def polls_so_far() -> dict[int, int]:
     from django.db import connection
 
     with connection.cursor() as cur:
@@ -137,8 +137,8 @@ def _polls_so_far() -> dict[int, int]:
         return dict(cur.fetchall())
 
 
-def _agent(ctx: Context) -> tuple[Proc, int]:
-    port = _free_port()
+def start_swarm_agent(ctx: Context) -> tuple[Proc, int]:
+    port = free_port()
     p = Proc("agent", [sys.executable, "-m", "simnet.swarm", "--bind", "127.0.0.1", "--port", str(port)],
              dict(os.environ), ctx.work / "swarm.log")
     deadline = time.monotonic() + 20
@@ -165,7 +165,7 @@ def _make_switches(ctx: Context, ports: int, agent_port: int, interval: int) -> 
     return n_ip, n_atm, n_atm * vcs
 
 
-def _discover_all() -> float:
+def discover_all() -> float:
     """Discover every switch (4 threads), as beat's discovery entries would within an hour."""
     from django.db import connection
 
@@ -196,7 +196,7 @@ def _discover_all() -> float:
     return time.monotonic() - t0
 
 
-def _start(ctx: Context, n_workers: int) -> list[Proc]:
+def start_services(ctx: Context, n_workers: int) -> list[Proc]:
     procs: list[Proc] = []
     redis_proc, redis_url = _redis(ctx)
     procs.append(redis_proc)
@@ -220,7 +220,7 @@ def _start(ctx: Context, n_workers: int) -> list[Proc]:
     return procs
 
 
-def _check(procs: list[Proc]) -> None:
+def check_alive(procs: list[Proc]) -> None:
     for p in procs:
         if not p.alive():
             raise RuntimeError(f"{p.name} exited: {p.log_path.read_text()[-2000:]}")
@@ -230,10 +230,10 @@ def _measure(ctx: Context, procs: list[Proc], window: float) -> tuple[list, list
     """Per window (lo, hi, CPU % per process kind); tier lags sampled every 5 s."""
     per_window = window / ctx.runs
     results, lags = [], []
-    own = _own_backend()
+    own = own_backend()
     for _ in range(ctx.runs):
         bg_s = procstat.Sampler()
-        bg_s.poll(_db_pids()[1])
+        bg_s.poll(db_pids()[1])
         db_s = procstat.TitleSampler(f" {db.dbname_of(ctx.db_url)} ", exclude=(own,),
                                       parent=procstat.parent_of(own)).start()
         sessions0 = _sessions()
@@ -241,8 +241,8 @@ def _measure(ctx: Context, procs: list[Proc], window: float) -> tuple[list, list
         lo, t0, last_lag = time.time(), time.monotonic(), 0.0
         while time.monotonic() - t0 < per_window:
             time.sleep(1.0)
-            bg_s.poll(_db_pids()[1])
-            _check(procs)
+            bg_s.poll(db_pids()[1])
+            check_alive(procs)
             if time.monotonic() - last_lag >= 5:
                 last_lag = time.monotonic()
                 lags.append((time.time(), sm.tier_lags()))
@@ -270,28 +270,28 @@ def run(ctx: Context) -> list[Measure]:
     n_workers = int(os.environ.get("CELLAR_BENCH_SCALE_WORKERS") or 1)
     procs: list[Proc] = []
     try:
-        agent, agent_port = _agent(ctx)
+        agent, agent_port = start_swarm_agent(ctx)
         procs.append(agent)
         n_ip, n_atm, vcs = _make_switches(ctx, ports, agent_port, interval)
         n_switches = n_ip + n_atm
         real_ports = n_ip * 48 + n_atm * PORTS_PER_ATM_SWITCH
         ctx.log(f"  6 {n_ip} IP + {n_atm} ATM switches ({real_ports:,} ports, {vcs:,} VCs): discovering")
-        discovered_s = _discover_all()
+        discovered_s = discover_all()
         entries = len(schedule.switch_entries()) + len(schedule.static_entries())
         ctx.info["6"] = {"ip_switches": n_ip, "atm_switches": n_atm, "ports": real_ports, "vcs": vcs,
                          "interval_s": interval, "window_s": window, "workers": n_workers,
                          "discovery_s": round(discovered_s), "beat_entries": entries}
         ctx.log(f"  6 discovered in {discovered_s:.0f} s; {entries} beat entries")
-        procs += _start(ctx, n_workers)
+        procs += start_services(ctx, n_workers)
         deadline = time.monotonic() + ctx.size(40, 300)
         while time.monotonic() < deadline:       # warm-up: every switch polled twice (caches made)
-            _check(procs)
-            counts = _polls_so_far()
+            check_alive(procs)
+            counts = polls_so_far()
             if len(counts) == n_switches and min(counts.values()) >= 2:
                 break
             time.sleep(1.0)
         else:
-            ctx.log(f"  6 warm-up incomplete: {len(_polls_so_far())} of {n_switches} switches polled")
+            ctx.log(f"  6 warm-up incomplete: {len(polls_so_far())} of {n_switches} switches polled")
         ctx.log(f"  6 warm-up done; measuring {window} s in {ctx.runs} windows")
         results, lags = _measure(ctx, procs, window)
         time.sleep(min(interval + 3, 10))            # polls due in the last window finish
@@ -307,7 +307,7 @@ def run(ctx: Context) -> list[Measure]:
             shutil.copy(p.log_path, logs / p.log_path.name)
     periods = dict(Switch.objects.values_list("id", "poll_interval_s"))
     starts = sm.polls(results[0][0], results[-1][1])
-    steps = defaultdict(list)
+    steps: defaultdict[str, list] = defaultdict(list)
     for tier, got in sm.rollup_steps(ctx.work / "worker0.log", results[0][0], results[-1][1]).items():
         steps[tier] += got
     return _figures(ctx, results, lags, starts, periods, steps, sizes, info_series, n_switches, interval)

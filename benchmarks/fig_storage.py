@@ -69,7 +69,7 @@ def fill(ctx: Context, seed: int, hours: float) -> dict:
                 batch = []
         if batch:
             writer.write_samples(batch)
-        out[simnet_name] = len(g.plan.series_ids)
+        out[simnet_name] = len(g.series_ids)
     from django.db import connection
 
     with connection.cursor() as cur:

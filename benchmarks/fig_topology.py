@@ -13,7 +13,7 @@ rendering: GET /map/api/graph (the map's data: every node, link and utilisation)
 References, on the same connection: for the map, a bare SELECT of the same link rows with their two
 ports, and of the latest sample row of every switch; for the path page, a bare SELECT of every
 cross-connect, port and link (what the tracer reads), wall.
-Goal (issue 13): under 300 ms of server time each.
+Goal: under 300 ms of server time each.
 """
 from __future__ import annotations
 
@@ -84,9 +84,10 @@ def build(ctx: Context) -> dict:
         xcs.append(CrossConnect(switch=sw, kind="vc", in_port=inp, in_vpi=0, in_vci=500, out_port=out, out_vpi=0,
                                 out_vci=500, status="up", name="bench pvc"))
     CrossConnect.objects.bulk_create(xcs, batch_size=5000)
+    # Every cross-connect above is a VC's: each has its VCIs.
     VirtualChannel.objects.bulk_create([VirtualChannel(switch_id=x.switch_id, port_id=x.in_port_id, vpi=x.in_vpi,
-                                                       vci=x.in_vci, status="up") for x in xcs], batch_size=5000,
-                                       ignore_conflicts=True)
+                                                       vci=x.in_vci, status="up") for x in xcs if x.in_vci is not None],
+                                       batch_size=5000, ignore_conflicts=True)
     vcs = {(v.port_id, v.vpi, v.vci): v for v in VirtualChannel.objects.filter(switch__in=switches)}
     series = []
     for p in ports.values():

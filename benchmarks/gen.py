@@ -15,10 +15,14 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from simnet import recording as rec
 from simnet.network import build_network
 from simnet.records import SYNTAX, oid_s
+
+if TYPE_CHECKING:
+    from collector.core.rows import PreviousRow, RowPlan
 
 DAY = 86400.0
 
@@ -64,8 +68,8 @@ class Generator:
         self.interval = interval
         self.rng = random.Random(seed)
         self.uptime_cs = 100 * 86400 * 20
-        self.plan = None
-        self.prev = None
+        self.plan: RowPlan | None = None          # made with the first row (it creates the series)
+        self.prev: PreviousRow | None = None
         # idle share: a third of the ports of a real switch carry (almost) nothing
         self.active = [self.rng.random() > 0.3 or c.rate == 0 for c in counters]
 
@@ -84,6 +88,13 @@ class Generator:
             readings[c.key] = CounterReading(c.value, c.width)
         disc = {k: 0 for k in self.disc}
         return PollResult(self.switch.id, self.t, self.uptime_cs, readings, disc, varbinds=len(readings))
+
+    @property
+    def series_ids(self) -> list[int]:
+        """The series of the rows, in their order (known once the first row is made)."""
+        if self.plan is None:
+            raise RuntimeError("no row made yet: the first row creates the series")
+        return self.plan.series_ids
 
     def next_row(self):
         """The next poll's SampleRow (the first one also creates series and layout)."""
@@ -110,6 +121,29 @@ def make_switch(name: str, profile: str, port: int = 161):
         "address": "127.0.0.1", "snmp_port": port, "community": "bench", "profile": profile,
         "poll_interval_s": 15, "enabled": False})
     return sw
+
+
+def ip_network(prefix: str, n_switches: int, per_switch: int, enabled: bool = True) -> list:
+    """n_switches IF-MIB switches named PREFIX-0000 ..., each with per_switch / 2 gigabit ports and
+    their in and out octet counters (64-bit): the inventory of the figures that build an archive
+    without polling one. The switches, in name order."""
+    from collector.archive.models import Series
+    from collector.inventory.models import Port, Switch
+
+    Switch.objects.bulk_create([Switch(name=f"{prefix}-{i:04d}", address="127.0.0.1", community="bench",
+                                       profile="if-mib", poll_interval_s=15, enabled=enabled)
+                                for i in range(n_switches)])
+    switches = list(Switch.objects.filter(name__startswith=f"{prefix}-").order_by("name"))
+    Port.objects.bulk_create([Port(switch=sw, key=str(i), if_index=i, name=f"Gi1/0/{i}", is_atm=False,
+                                   port_type="ethernet", speed_bps=1_000_000_000, oper_status="up")
+                              for sw in switches for i in range(1, per_switch // 2 + 1)], batch_size=5000)
+    ports = {(p.switch_id, p.key): p.id for p in Port.objects.filter(switch__in=switches).only("id", "switch", "key")}
+    Series.objects.bulk_create([
+        Series(switch=sw, port_id=ports[(sw.id, str(k // 2 + 1))], object_name="ifHCInOctets" if k % 2
+               else "ifHCOutOctets", index=str(k // 2 + 1), kind="counter", direction="in" if k % 2 else "out",
+               metric="octets", unit="octets", width=64, capacity_per_s=125_000_000)
+        for sw in switches for k in range(per_switch)], batch_size=5000)
+    return switches
 
 
 def generator(name: str, simnet_switch: str, start: float, seed: int = 1, sw=None) -> Generator:

@@ -1,8 +1,8 @@
 """`python -m benchmarks.hurst_accuracy [--seeds 25] [--n 16384]`
 
-Measures what the Hurst estimators of analysis.hurst achieve on fractional Gaussian noise of
-known H (analysis.synthetic, Davies-Harte: exact), and what the stationarity rule of
-analysis.stationarity flags, and prints the Markdown tables of docs/analysis.md ("Hurst
+Measures what the Hurst estimators of numerics.hurst achieve on fractional Gaussian noise of
+known H (numerics.synthetic, Davies-Harte: exact), and what the stationarity rule of
+numerics.stationarity flags, and prints the Markdown tables of docs/analysis.md ("Hurst
 estimators: measured accuracy"). Pure numerics: no database, about a minute on one core.
 
 Per estimator and H: bias = mean estimate - H, s.d. of the estimates over the seeds, the largest
@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from analysis import hurst, spectrum, stationarity
-from analysis.synthetic import fgn
+from numerics import hurst, spectrum, stationarity
+from numerics.synthetic import fgn
 
 HS = (0.5, 0.7, 0.9)
 ESTIMATORS = (("aggregated variance", hurst.aggregated_variance), ("R/S (Anis-Lloyd/Peters)", hurst.rescaled_range),
@@ -27,7 +27,7 @@ ESTIMATORS = (("aggregated variance", hurst.aggregated_variance), ("R/S (Anis-Ll
 def accuracy(n: int, seeds: int) -> str:
     rows = ["| estimator | H | bias | s.d. | largest error | within +-0.05 | 95 % interval holds H | ms per series |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    series = {h: [fgn(n, h, 1000 + s) for s in range(seeds)] for h in HS}
+    series: dict[float | str, list[np.ndarray]] = {h: [fgn(n, h, 1000 + s) for s in range(seeds)] for h in HS}
     # i.i.d. Gaussian from numpy (not the fGn generator): the "white noise gives 0.5" row.
     series["i.i.d."] = [np.random.default_rng(5000 + s).standard_normal(n) for s in range(seeds)]
     for name, fn in ESTIMATORS:

@@ -32,7 +32,7 @@ def remove_stale() -> list[str]:
     import re
 
     out = subprocess.run([netns.IP, "-j", "netns", "list"], capture_output=True, text=True, timeout=20)
-    removed = []
+    removed: list[str] = []
     try:
         entries = json.loads(out.stdout or "[]")
     except ValueError:
@@ -149,6 +149,8 @@ def bulkwalk(address: str, port: int, community: str, column: str, reps: int, ti
         proc = subprocess.Popen(["snmpbulkwalk", "-v2c", "-c", community, f"-Cr{reps}", "-On", "-m", "",
                                  "-r", "1", "-t", "5", f"udp:{address}:{port}", column],
                                 stdout=subprocess.PIPE, stderr=errf, stdin=subprocess.DEVNULL, env=env)
+        if proc.stdout is None:         # stdout=PIPE gives one
+            raise RuntimeError("snmpbulkwalk started without its output pipe")
         killer = threading.Timer(timeout, proc.kill)
         killer.start()
         try:

@@ -1,4 +1,4 @@
-"""The inventory at size for figure 13 (issue 16 item 4), generated in SQL in a minute or two.
+"""The inventory at size for figure 13, generated in SQL in a minute or two.
 
 What is generated (full run; --smoke in brackets):
 - 2,050 IP switches (`pg-ip-NNNN`, if-mib) of 48 ports [4] and 50 ATM switches (`pg-atm-NN`,
@@ -24,9 +24,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 
 from benchmarks import plotdata
 from benchmarks.core import Context
+
+T = TypeVar("T")
 
 IP_PORTS, ATM_PORTS, VCS_PER_ATM = 48, 32, 1000
 
@@ -39,6 +42,13 @@ class PagesData:
     host: str
     plot_ids: list[int]    # 48 receive-octets series of the plot switch
     sizes: dict
+
+
+def made(row: T | None, what: str) -> T:
+    """A row the statements above just made (None only if they went wrong)."""
+    if row is None:
+        raise RuntimeError(f"no {what}: the data set was not made as planned")
+    return row
 
 
 def clone(cur, model, template_id: int, overrides: dict[str, str], source: str, params: list,
@@ -107,7 +117,7 @@ def build(ctx: Context) -> PagesData:
             [atm_ids, ATM_PORTS])
         tp.delete()
         # ---- VCs (vpi 0, vci 32..) and cross-connects (port n's VC k to port n + 16's VC k)
-        ta = Port.objects.filter(switch_id=atm_ids[0]).order_by("id").first()
+        ta = made(Port.objects.filter(switch_id=atm_ids[0]).order_by("id").first(), "ATM port")
         tvc = VirtualChannel.objects.create(switch_id=atm_ids[0], port=ta, vpi=9, vci=9, status="up",
                                             service_category="UBR", up_since=now, last_seen=now)
         clone(cur, VirtualChannel, tvc.id, {
@@ -132,7 +142,7 @@ def build(ctx: Context) -> PagesData:
                                  "address": "'192.168.' || (g.i / 250) || '.' || (g.i %% 250 + 1)",
                                  "description": "'server ' || g.i"}, "generate_series(1, %s) g(i)", [n_hosts])
         th.delete()
-        tmpl_link = Link.objects.create(a_port_id=ta.id, b_host_id=Host.objects.order_by("id").first().id)
+        tmpl_link = Link.objects.create(a_port_id=ta.id, b_host_id=made(Host.objects.order_by("id").first(), "host").id)
         clone(cur, Link, tmpl_link.id, {"a_port_id": "p.id", "b_host_id": "h.id", "b_port_id": "NULL"},
               "(SELECT id, row_number() OVER (ORDER BY id) AS n FROM inventory_host) h "
               "JOIN (SELECT id, row_number() OVER (ORDER BY is_atm DESC, key::int %% 48 = 3 DESC, id) AS n "
@@ -143,8 +153,8 @@ def build(ctx: Context) -> PagesData:
         # distribution switch's port 1..40 (the ATM switches carry the hosts and are not linked):
         # 2,050 links [4], a third inferred with a confidence
         dist = min(len(ip_ids), 50) if not ctx.smoke else 2
-        tl = Link.objects.create(a_port_id=ta.id, b_port_id=Port.objects.filter(switch_id=atm_ids[0]).order_by(
-            "id").last().id, source="manual", state="confirmed")
+        tl = Link.objects.create(a_port_id=ta.id, b_port_id=made(Port.objects.filter(switch_id=atm_ids[0]).order_by(
+            "id").last(), "ATM port").id, source="manual", state="confirmed")
         clone(cur, Link, tl.id, {
             "a_port_id": "pa.id", "b_port_id": "pb.id",
             "source": "CASE WHEN g.n %% 3 = 0 THEN 'inferred' ELSE 'manual' END",

@@ -11,7 +11,7 @@ What is generated, exactly (sizes for the full run; --smoke uses a week and an h
   whole year (366 days), 1m buckets for the last 7 days (1 day with --smoke); the other counters
   (packets, errors, discards) have no tier rows (they are not plotted here);
 - one scaffolding row per chunk interval in every hypertable, so that each has the chunks of
-  the default retention (scaffold_chunks: ~90 raw chunks, not 2);
+  the default retention (scaffold_chunks: ~400 raw chunks, not 2);
 - watermarks as a rollup running behind the clock leaves them: 1m at now - 3 min, 15m/1h/1d at
   the last boundary their source tier covers; so a plot reads its tier, then a short tail of the
   finer tiers and raw samples, as it would on a live system.
@@ -51,8 +51,8 @@ SCAFFOLD_TABLES = (("traffic_sample", "raw"), ("traffic_rollup_1m", "1m"), ("tra
 
 
 def scaffold_chunks(cur, now: datetime) -> dict[str, int]:
-    """Give every hypertable the chunks a live system has under the default retention (raw 90
-    days of 1-day chunks, 1m 90 days, 15m 400 days, 1h five years, 1d five years; 0 = forever
+    """Give every hypertable the chunks a live system has under the default retention (raw 400
+    days of 1-day chunks, 1m 7 days, 15m 90 days, 1h two years, 1d five years; 0 = forever
     counts as five years): one row per chunk interval. Planning, locking and chunk exclusion cost
     per chunk, so a plot measured over two days of raw chunks would look faster than it is.
     Returns the number of chunks of each table afterwards."""
@@ -151,7 +151,7 @@ CROSS JOIN LATERAL (SELECT (0.65 + 0.35 * sin(2 * pi() * extract(epoch FROM b) /
         cur.execute("ANALYZE traffic_sample")
     data = PlotData(switch.id, in_ids, out_ids, now, raw_from)
     ctx.cache["plotdata"] = data
-    ctx.info["3-4 data"] = {"chunks": scaffold, "raw_rows": n_rows, "raw_values_per_row": len(g.plan.series_ids),
+    ctx.info["3-4 data"] = {"chunks": scaffold, "raw_rows": n_rows, "raw_values_per_row": len(g.series_ids),
                             "raw_days": round(raw_days, 3), "tier_rows": rows, "tier_series": 96,
                             "tiers_days": {"1d": year, "1h": year, "15m": year, "1m": m1_days},
                             "generated_s": round(time.monotonic() - t_start, 1)}

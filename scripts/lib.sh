@@ -1,13 +1,15 @@
 # shellcheck shell=bash disable=SC2034  # (variables here are used by the sourcing scripts)
 # Shared helpers for Cellar's provisioning scripts (provision.sh, start-services.sh, stop.sh,
-# status.sh, with-env.sh). Source it, do not run it.
+# status.sh, with-env.sh, simnet-exec.sh). Source it, do not run it.
 #
 # Conventions
 #   * Everything we create lives under state/ (git-ignored): the PostgreSQL cluster, redis,
-#     pidfiles (state/run), logs (state/logs), build trees (state/build), cellar.env.
-#   * A process is "ours" only if its pidfile in state/run names a live process whose command
-#     line matches what we started. We never touch system services (the machine's own
-#     PostgreSQL on 5432 and redis on 6379 keep running).
+#     sockets and the daemons' own pidfiles (state/run), logs (state/logs), build trees
+#     (state/build), cellar.env.
+#   * Provisioning owns PostgreSQL (pg_ctl on state/pg) and redis (it writes state/run/redis.pid
+#     itself). The app processes of `make run` are supervisord's programs (services/, Python).
+#     We never touch system services (the machine's own PostgreSQL on 5432 and redis on 6379
+#     keep running).
 #   * Errors: set -e ends the script; the EXIT trap prints ONE line naming the step and its log,
 #     then stops whatever this run started (so a failed run leaves nothing half-started).
 
@@ -22,28 +24,22 @@ ENV_FILE=$STATE/cellar.env
 PG_PASSFILE=$STATE/pgpass      # libpq password file: the `postgres` and `cellar` roles
 REDIS_CONF=$STATE/redis.conf   # redis-server's configuration, with its requirepass
 REDIS_SOCK=$RUN_DIR/redis.sock
-SIMNET_DIR=$STATE/simnet
-NETNS_FILE=$RUN_DIR/netns      # the name of the network namespace `make run` made, if any
+REDIS_PID=$RUN_DIR/redis.pid   # written by redis-server itself once it runs, removed when it stops
+NETNS_FILE=$RUN_DIR/netns      # the name of the network namespace `make run` made, if any (services/)
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
 
 PG_PORT=${CELLAR_PG_PORT:-54329}
 REDIS_PORT=${CELLAR_REDIS_PORT:-63799}
-WEB_PORT=${CELLAR_WEB_PORT:-8000}
-TRAP_PORT=${CELLAR_TRAP_PORT:-1162}
 PG_BIN=/usr/lib/postgresql/15/bin
 
-# The app processes started by `make run`, in start order; stop.sh stops them in reverse.
-# trapd (the SNMP trap receiver) runs in the root namespace: agents outside send to it.
-APP_PROCS=(simnet web worker beat trapd)
-
-# Which pieces this run started (names: postgres redis simnet web worker beat trapd). Only these are
-# stopped when the run fails.
+# Which pieces this run started (postgres, redis). Only these are stopped when the run fails.
 STARTED=()
 CURRENT_STEP="setup"
 CURRENT_LOG=""
 FAIL_MSG=""
 FAIL_DETAIL=""
+FAIL_REPORTED=0   # 1: the failure was already reported (by python -m services up)
 
 # Keep the caller's stdout/stderr reachable (fds 5, 6) even while a step redirects into its log
 # file. Daemons we launch must not inherit them (nor the lock on fd 8): a daemon holding the
@@ -78,7 +74,9 @@ on_exit() {
     set +e
     trap - EXIT INT TERM
     if ((rc != 0)); then
-        if [[ -n $FAIL_MSG ]]; then
+        if ((FAIL_REPORTED)); then
+            :
+        elif [[ -n $FAIL_MSG ]]; then
             printf "cellar: step '%s' failed: %s\n" "$CURRENT_STEP" "$FAIL_MSG" >&6
         elif [[ -n $CURRENT_LOG ]]; then
             printf "cellar: step '%s' failed, see %s\n" "$CURRENT_STEP" "$(rel "$CURRENT_LOG")" >&6
@@ -87,11 +85,9 @@ on_exit() {
         fi
         # The tail of the log saves a round trip (CI keeps no state/ directory).
         local detail=${FAIL_DETAIL:-$CURRENT_LOG}
-        if [[ -n $detail && -s $detail ]]; then
+        if ((!FAIL_REPORTED)) && [[ -n $detail && -s $detail ]]; then
             printf -- '---- last lines of %s ----\n' "$(rel "$detail")" >&6
-            # Only this run's part of a log that start-services.sh appends to.
-            awk '/^==== .* starting: /{n=0} {buf[n++]=$0} END{for(i=(n>30?n-30:0);i<n;i++) print "    " buf[i]}' \
-                "$detail" >&6
+            tail -n 30 "$detail" | sed 's/^/    /' >&6
             printf -- '----\n' >&6
         fi
         if ((${#STARTED[@]})); then
@@ -148,106 +144,29 @@ port_in_use() {
     fi
 }
 
-udp_port_in_use() { # something has UDP port $1 open (any address)
-    command -v ss >/dev/null 2>&1 && [[ -n $(ss -Hlun "sport = :$1" 2>/dev/null) ]]
-}
-
 port_owner() { # best effort description of the listener on port $1
     ss -Hltnp "sport = :$1" 2>/dev/null | grep -o 'users:(([^)]*' | head -n1 | sed 's/users:((//' || true
 }
 
 # ---------------------------------------------------------------------------------------------
-# pidfiles: state/run/NAME.pid holds the pid (line 1) and the command we ran (line 2), so a
-# later run can tell "still ours, same command" from "pid reused" or "configuration changed".
-
-pidfile() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
-
-# What a live process of ours must have in its command line.
-proc_marker() {
-    case $1 in
-        redis) printf 'redis-server' ;;
-        simnet) printf 'simnet' ;;
-        web) printf 'gunicorn' ;;
-        worker | beat) printf 'celery' ;;
-        *) printf '%s' "$1" ;;
-    esac
-}
-
-# Print the pid of our live process NAME, or fail (status 1) when it is not running.
-proc_pid() {
-    local f pid cmd
-    f=$(pidfile "$1")
-    [[ -r $f ]] || return 1
-    read -r pid <"$f" || true
+# redis-server daemonizes itself and writes its pid to state/run/redis.pid (redis.conf); a process
+# is our redis while that pid is a live redis-server (not a zombie: a stopped daemon's parent is
+# init, and some inits, in micro-VMs and containers, reap only every second or two).
+redis_pid() {
+    local pid s
+    { read -r pid <"$REDIS_PID"; } 2>/dev/null || return 1
     [[ $pid =~ ^[0-9]+$ ]] || return 1
-    pid_alive "$pid" || return 1
-    # A process just started is, for a moment, the start script's forked subshell (its cmdline
-    # the script's), then between two execs (setsid -> ip netns exec -> the program: an empty
-    # cmdline): read again, for up to 0.5 s, before calling it gone or another program's. Right
-    # after a test suite, at load, `make run` once called a starting simnet dead so.
-    local try marker
-    marker=$(proc_marker "$1")
-    for try in 1 2 3 4 5 6 7 8 9 10; do
-        cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-        if [[ $cmd == *"$marker"* ]]; then
-            printf '%s' "$pid"
-            return 0
-        fi
-        sleep 0.05
-    done
-    return 1
-}
-
-proc_saved_cmd() { sed -n 2p "$(pidfile "$1")" 2>/dev/null || true; }
-
-# Alive = exists and is not a zombie. PID 1 on some machines (micro-VM init, some containers)
-# reaps orphans only every second or two, and kill -0 succeeds on zombies.
-pid_alive() {
-    local s
-    { read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
-    s=${s##*) } # fields after "(comm)": state ppid pgrp ...
-    [[ ${s:0:1} != Z ]]
-}
-
-# Some non-zombie process is in process group $1.
-group_alive() {
-    local pgid=$1 f s
-    local -a a
-    for f in /proc/[0-9]*/stat; do
-        { read -r s <"$f"; } 2>/dev/null || continue
-        read -r -a a <<<"${s##*) }"
-        [[ ${a[2]} == "$pgid" && ${a[0]} != Z ]] && return 0
-    done
-    return 1
-}
-
-# Stop process group PGID politely, then firmly. The leader gets SIGTERM first so launchers
-# (simnet, gunicorn master, celery main) can shut their children down in order; whatever
-# remains in the group after that gets SIGTERM, then SIGKILL. All waits are bounded.
-stop_group() { # PGID [GRACE_SECONDS]
-    local pid=$1 grace=${2:-15} i
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < grace * 10; i++)); do
-        pid_alive "$pid" || break
-        sleep 0.1
-    done
-    if group_alive "$pid"; then
-        kill -TERM -- "-$pid" 2>/dev/null || true
-        for ((i = 0; i < 50; i++)); do
-            group_alive "$pid" || break
-            sleep 0.1
-        done
-        kill -KILL -- "-$pid" 2>/dev/null || true
-    fi
-    kill -KILL "$pid" 2>/dev/null || true
+    { read -r s <"/proc/$pid/stat"; } 2>/dev/null || return 1
+    [[ $s == *"(redis-server) "[!ZX]* ]] || return 1
+    printf '%s' "$pid"
 }
 
 # ---------------------------------------------------------------------------------------------
-# The network namespace of `make run` (root only): simnet, web, worker and beat run in it, so the
-# simulated unreachable host needs no address, link or route in the machine's own namespace
-# (simnet/hosts.py). Inside, only lo and simnet's veth pair exist: those processes reach
-# PostgreSQL and redis through their unix sockets in state/run (sockets are not isolated by
-# network namespaces), and the web's listening socket is made outside (scripts/listen-exec.py).
+# The network namespace of `make run` (root only; made and removed by services/): simnet and its
+# worker (simworker) run in it, through simnet-exec.sh, so the simulated unreachable host needs no
+# address, link or route in the machine's own namespace (simnet/hosts.py). Inside, only lo and
+# simnet's veth pair exist: those processes reach PostgreSQL and redis through their unix sockets
+# in state/run (sockets are not isolated by network namespaces).
 
 netns_recorded() { # the namespace's name, if make run made one
     local ns=""
@@ -269,9 +188,9 @@ pg_running() { # our cluster in state/pg is running
     [[ -f $PG_DATA/PG_VERSION ]] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
 }
 
-# stop_service NAME: stop one of our services and print one line about it.
+# stop_service postgres|redis: stop one of provisioning's services and print one line about it.
 stop_service() {
-    local name=$1 pid
+    local name=$1 pid i
     case $name in
         postgres)
             if pg_running; then
@@ -286,39 +205,20 @@ stop_service() {
                 printf '%-9s not running\n' "$name:"
             fi
             ;;
-        netns)
-            local ns
-            if ns=$(netns_recorded) && [[ -e /run/netns/$ns ]]; then
-                # Its processes were stopped before; the veth pair goes with the namespace.
-                if ip netns del "$ns"; then
-                    rm -f "$NETNS_FILE"
-                    printf '%-9s removed %s\n' "$name:" "$ns"
-                else
-                    printf '%-9s FAILED to remove %s\n' "$name:" "$ns"
-                    return 1
-                fi
+        redis)
+            if pid=$(redis_pid); then
+                # redis removes its pidfile on the way out; SIGKILL only after 10 s.
+                kill -TERM "$pid" 2>/dev/null || true
+                for ((i = 0; i < 100; i++)); do redis_pid >/dev/null || break; sleep 0.1; done
+                if redis_pid >/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+                printf '%-9s stopped (pid %s)\n' "$name:" "$pid"
             else
-                rm -f "$NETNS_FILE"
-                printf '%-9s none\n' "$name:"
+                printf '%-9s not running\n' "$name:"
             fi
             ;;
         *)
-            if pid=$(proc_pid "$name"); then
-                if [[ $name == redis ]]; then
-                    # redis daemonizes itself (no group of ours): plain SIGTERM, bounded wait.
-                    kill -TERM "$pid" 2>/dev/null || true
-                    local i
-                    for ((i = 0; i < 100; i++)); do pid_alive "$pid" || break; sleep 0.1; done
-                    kill -KILL "$pid" 2>/dev/null || true
-                else
-                    stop_group "$pid"
-                fi
-                rm -f "$(pidfile "$name")"
-                printf '%-9s stopped (pid %s)\n' "$name:" "$pid"
-            else
-                rm -f "$(pidfile "$name")"
-                printf '%-9s not running\n' "$name:"
-            fi
+            printf 'cellar: stop_service: unknown service %s\n' "$name" >&2
+            return 2
             ;;
     esac
 }
@@ -359,4 +259,12 @@ load_env() {
         [[ -n ${!k+x} ]] && continue
         export "$k=$v"
     done <"$ENV_FILE"
+}
+
+# python -m services (the app processes, standard library only): with the venv's Python, or the
+# system's before the venv exists (make stop and make status work then too).
+services() {
+    local py=$PY
+    "$py" -c '' 2>/dev/null || py=python3
+    (cd "$ROOT" && "$py" -m services "$@")
 }

@@ -26,7 +26,7 @@ EXT_REDIS_URL=${REDIS_URL:-}
 APT_PACKAGES=(
     postgresql-15 postgresql-server-dev-15 cmake build-essential libssl-dev dpkg-dev xz-utils
     redis-server snmp snmpd iperf3 chromium chromium-driver iproute2 iputils-ping python3-venv
-    curl # start-services.sh polls /healthz with it
+    prometheus prometheus-snmp-exporter
 )
 
 TSDB_VERSION=2.19.3
@@ -332,7 +332,7 @@ requirepass $1
 save ""
 appendonly no
 daemonize yes
-pidfile $(pidfile redis)
+pidfile $REDIS_PID
 logfile $LOG_DIR/redis.log
 dir $REDIS_DIR
 EOF
@@ -371,7 +371,7 @@ step_redis() {
     mkdir -p "$REDIS_DIR"
     write_redis_conf
     local pid i
-    if pid=$(proc_pid redis); then
+    if pid=$(redis_pid); then
         if redis_current "$pid"; then
             info "already running (pid $pid, 127.0.0.1:$REDIS_PORT, password required)"
             return
@@ -388,12 +388,12 @@ step_redis() {
     if port_in_use "$REDIS_PORT"; then
         die "port $REDIS_PORT on 127.0.0.1 is already in use by another program ($(port_owner "$REDIS_PORT")), not this checkout's redis; set CELLAR_REDIS_PORT to a free port"
     fi
-    rm -f "$(pidfile redis)"
+    rm -f "$REDIS_PID"
     info "starting on 127.0.0.1:$REDIS_PORT and $(rel "$REDIS_SOCK") (password required, no persistence)"
     STARTED+=(redis)
     redis-server "$REDIS_CONF" </dev/null >>"$CURRENT_LOG" 2>&1 5>&- 6>&- 8>&-
     for ((i = 0; i < 100; i++)); do # <= 10 s
-        if pid=$(proc_pid redis) && redis_current "$pid"; then
+        if pid=$(redis_pid) && redis_current "$pid"; then
             return
         fi
         sleep 0.1
@@ -506,7 +506,8 @@ else:
 step_django() {
     step "django setup" django
     [[ -f $ROOT/manage.py ]] || die "manage.py not found in the repository root"
-    load_env
+    # manage.py reads state/cellar.env itself; exporting it here would hand its values to
+    # supervisord as if the caller had set them (services/programs.py settings_digest).
     # One Django process for migrate and the admin user: each start-up costs ~2 s.
     info "manage.py migrate"
     local pw=${CELLAR_ADMIN_PASSWORD:-} generated=0 out
@@ -548,11 +549,19 @@ provision_main() {
     for arg in "$@"; do
         case $arg in
             --no-django) django=0 ;;
+            --venv-only)
+                # the fast loop (make check): the virtualenv only, no service, no package install
+                # when python3-venv is there
+                prepare_state
+                step_venv
+                CURRENT_STEP="done"
+                return
+                ;;
             -h | --help)
                 sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
                 exit 0
                 ;;
-            *) die "unknown option '$arg' (usage: scripts/provision.sh [--no-django])" ;;
+            *) die "unknown option '$arg' (usage: scripts/provision.sh [--no-django | --venv-only])" ;;
         esac
     done
     check_port_var CELLAR_PG_PORT "$PG_PORT"

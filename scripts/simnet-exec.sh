@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Run a command where `make run`'s worker runs: inside its network namespace (as root), with the
-# service URLs that work there (unix sockets). E.g. poll a simulated switch by hand:
+# Run a command where the simulated network's worker (simworker) runs: inside its network namespace
+# (as root), with the service URLs that work there (unix sockets). E.g. poll a simulated switch by hand:
 #   scripts/simnet-exec.sh .venv/bin/python manage.py poll asx200bx --count 1
 # Without a namespace (make run not running as root) the command simply runs here.
 set -euo pipefail

@@ -29,7 +29,8 @@ from pathlib import Path
 
 from . import hosts as hostmod
 from . import manifest as mf
-from .network import DEFAULT_WRAP64_IN, DEFAULT_WRAP_IN
+from .losses import Loss
+from .network import DEFAULT_WRAP64_IN, DEFAULT_WRAP_IN, build_network
 from .runner import DEFAULT_BASE_PORT, SimNetError, SimNetwork
 
 PID_FILE = "simnet.pid"
@@ -80,7 +81,8 @@ def cmd_up(args) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     net = SimNetwork(state, args.base_port, wrap_in=args.wrap_in, wrap64_in=args.wrap64_in,
-                     use_netns=not args.no_netns, supervisor_pid=os.getpid())
+                     use_netns=not args.no_netns, supervisor_pid=os.getpid(),
+                     network=build_network(args.wrap_in, args.wrap64_in, args.loss) if args.loss else None)
     try:
         net.start()
     except SimNetError as e:
@@ -89,8 +91,9 @@ def cmd_up(args) -> int:
     (state / PID_FILE).write_text(f"{os.getpid()}\n")
     (state / CONTROL).mkdir(exist_ok=True)
     for a in net.agents.values():
+        pid = a.proc.pid if a.proc is not None else None     # start() started every agent (or raised)
         print(f"simnet: {a.name} ({a.sw.profile}) on udp {a.port} community {a.name} "
-              f"pid {a.proc.pid}", flush=True)
+              f"pid {pid}", flush=True)
     print(f"simnet: manifest {state / 'manifest.json'}; SIGTERM/SIGINT to stop", flush=True)
     known_dead: set[str] = set()
     try:
@@ -113,6 +116,7 @@ def cmd_up(args) -> int:
 
 def _serve_control(net: SimNetwork, control: Path) -> None:
     for req in sorted(control.glob("*.req")):
+        result: dict[str, bool | str]
         try:
             body = json.loads(req.read_text())
             action, name = body["action"], body["switch"]
@@ -205,7 +209,8 @@ def cmd_manifest(args) -> int:
 
 def cmd_write(args) -> int:
     net = SimNetwork(args.state_dir, args.base_port, wrap_in=args.wrap_in,
-                     wrap64_in=args.wrap64_in, hosts=False)
+                     wrap64_in=args.wrap64_in, hosts=False,
+                     network=build_network(args.wrap_in, args.wrap64_in, args.loss) if args.loss else None)
     net.prepare_dirs()
     t0 = int(time.time())
     for a in net.agents.values():
@@ -248,6 +253,10 @@ def main(argv=None) -> int:
                             help="seconds until the near-wrap Counter32 wraps (default 60)")
             sp.add_argument("--wrap64-in", type=float, default=DEFAULT_WRAP64_IN,
                             help="seconds until the near-wrap Counter64 wraps (default 90)")
+            sp.add_argument("--loss", type=Loss.parse, action="append", default=[],
+                            metavar="SWITCH:PORT:VPI[.VCI]:RATE[:KIND]",
+                            help="cells/s lost where a connection enters SWITCH on PORT (simnet/losses.py: "
+                                 "KIND overflow, discard, line, unknown, tag, crc, ...); repeatable")
 
     sp = sub.add_parser("up", help="run the network in the foreground")
     common(sp)

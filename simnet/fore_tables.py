@@ -3,7 +3,9 @@ pathTable, pathRouteTable, channelTable, channelRouteTable) plus its system grou
 
 from __future__ import annotations
 
-from .model import FORE_PORT_KINDS, ForeSwitch
+from typing import Any
+
+from .model import FORE_PORT_KINDS, ForeSwitch, ForeVC, ForeVP
 from .records import (
     TAG_COUNTER32,
     TAG_GAUGE32,
@@ -29,10 +31,14 @@ FORE_CHAN = FORE_SW + ".4.1.1"            # channelTable .N.port.vpi.vci
 FORE_CHANR = FORE_SW + ".4.2.1"           # channelRouteTable .N.in(port,vpi,vci).out(...)
 FORE_LINKS = FORE_SW + ".5"               # topologyGroup: numberOfLinks .1.0, linkTable .2.1.N.src(8).dest(8)
 FORE_SIGPATH = FORE_SW + ".6.1.1.1"       # sigPathTable .N.port.vpi
+FORE_VC_SHMEM2 = "1.3.6.1.4.1.326.2.2.1.5.5.1.1"     # channelShmem2Table .N.outport.vpi.vci (shared memory)
+FORE_PATH_SHMEM2 = "1.3.6.1.4.1.326.2.2.1.5.5.2.1"   # pathShmem2Table .N.outport.vpi
+FORE_PORT_SHMEM3 = "1.3.6.1.4.1.326.2.2.1.5.7.2.1"   # portShmem3Table .N.port
 
 
 def _topology(b: Builder, sw: ForeSwitch) -> None:
     """SPANS signalling paths (what each port's signalling peer is) and the SPANS topology database."""
+    i: tuple[int, ...]                  # a row's index
     for sig in sw.signalling:
         i = (sw.port(sig.port).number, sig.vpi)
         static_int(b, FORE_SIGPATH + ".6", i, 1 if sig.up else 2, "sigPathOperStatus")
@@ -49,6 +55,8 @@ def _topology(b: Builder, sw: ForeSwitch) -> None:
 
 
 def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
+    i: tuple[int, ...]                  # a row's index
+    lab: dict[str, Any]                 # its counter's labels
     b = Builder(fresh)
     system_group(b, sw)
     up = sw.uptime_ticks
@@ -87,8 +95,8 @@ def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
         model_no, _, kbps = FORE_PORT_KINDS[p.kind]
         static_int(b, FORE_HWPORT + ".5", h, model_no, "hwPortModel")
         static_int(b, FORE_HWPORT + ".6", h, 1 if p.oper_up else 2, "hwPortOperStatus")
-        b.grow(FORE_HWPORT + ".9", h, TAG_COUNTER32, p.overflow_initial, p.overflow_rate,
-               "hwPortOverflows", "in", **lab)
+        b.grow(FORE_HWPORT + ".9", h, TAG_COUNTER32, p.overflow_initial, sw.overflow_rate(p.name),
+               "hwPortOverflows", "out", **lab)
         static_text(b, FORE_HWPORT + ".13", h, p.bnp, "hwPortName")
         static_int(b, FORE_HWPORT + ".19", h, p.number + 1, "hwPortIfIndex")
         static_int(b, FORE_HWPORT + ".23", h, kbps, "hwPortSpeed")
@@ -109,7 +117,7 @@ def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
         lab = dict(port=vp.in_port, vpi=vp.in_vpi, out_port=vp.out_port, out_vpi=vp.out_vpi)
         b.grow(FORE_PATHR + ".8", i, TAG_COUNTER32, vp.initial, vp.rate, "pathrCells", "in", **lab)
         b.uptime(FORE_PATHR + ".9", i, sw.vc_uptime(vp), "pathrUptime", **lab)
-        b.grow(FORE_PATHR + ".11", i, TAG_COUNTER32, vp.reject_initial, vp.reject_rate,
+        b.grow(FORE_PATHR + ".11", i, TAG_COUNTER32, vp.reject_initial, vp.reject_rate + vp.drop_in,
                "pathrRejectedCells", "in", **lab)
         static_text(b, FORE_PATHR + ".14", i, vp.name, "pathrName")
 
@@ -120,7 +128,7 @@ def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
         static_int(b, FORE_CHAN + ".6", i, vc.alloc, "chanAllocBandwidth")
         b.grow(FORE_CHAN + ".8", i, TAG_COUNTER32, vc.initial, vc.rate, "chanCells", "in", **lab)
         b.uptime(FORE_CHAN + ".9", i, sw.vc_uptime(vc), "chanUptime", **lab)
-        b.grow(FORE_CHAN + ".11", i, TAG_COUNTER32, vc.reject_initial, vc.reject_rate,
+        b.grow(FORE_CHAN + ".11", i, TAG_COUNTER32, vc.reject_initial, vc.reject_rate + vc.drop_in,
                "chanRejectedCells", "in", **lab)
         static_int(b, FORE_CHAN + ".15", i, vc.servcat, "chanServCat")
         static_int(b, FORE_CHAN + ".17", i, vc.alloc, "chanQosPCR")
@@ -131,4 +139,35 @@ def fore_records(sw: ForeSwitch, fresh: bool = False) -> list[Record]:
         static_int(b, FORE_CHANR + ".7", r, 1 if (pin.oper_up and pout.oper_up) else 2, "chanrStatus")
         static_text(b, FORE_CHANR + ".9", r, vc.name, "chanrName")
         static_int(b, FORE_CHANR + ".10", r, 1, "chanrConnectionType")
+    _shared_memory(b, sw)
     return b.records
+
+
+def _shared_memory(b: Builder, sw: ForeSwitch) -> None:
+    """The output-side tables a shared-memory network module answers (ports with `shmem`): cells
+    transmitted and lost per output VC, transmitted per output VP, transmitted and lost per port."""
+    for vc in sw.vcs:
+        out = sw.port(vc.out_port)
+        if out.shmem:
+            i = (out.number, vc.out_vpi, vc.out_vci)
+            lab = dict(port=vc.out_port, vpi=vc.out_vpi, vci=vc.out_vci)
+            b.grow(FORE_VC_SHMEM2 + ".4", i, TAG_COUNTER32, 0, vc.drop_out, "vcShmem2TotalLostCells", "out", **lab)
+            b.grow(FORE_VC_SHMEM2 + ".7", i, TAG_COUNTER32, vc.initial, vc.sent, "vcShmem2TransmittedCells", "out",
+                   **lab)
+    paths: dict[tuple[str, int], list[int]] = {}
+    conns: list[ForeVC | ForeVP] = [*sw.vcs, *sw.vps]
+    for v in conns:
+        if sw.port(v.out_port).shmem:
+            r = paths.setdefault((v.out_port, v.out_vpi), [0, 0])
+            r[0] += v.initial
+            r[1] += v.sent
+    for (port, vpi), (initial, rate) in sorted(paths.items(), key=lambda kv: (sw.port(kv[0][0]).number, kv[0][1])):
+        b.grow(FORE_PATH_SHMEM2 + ".6", (sw.port(port).number, vpi), TAG_COUNTER32, initial, rate,
+               "pathShmem2TxCells", "out", port=port, vpi=vpi)
+    for p in sw.ports:
+        if p.shmem:
+            lab = dict(port=p.name)
+            b.grow(FORE_PORT_SHMEM3 + ".6", (p.number,), TAG_COUNTER32, sw.tx_initial(p.name), sw.tx_rate(p.name),
+                   "portShmem3TxCells", "out", **lab)
+            b.grow(FORE_PORT_SHMEM3 + ".11", (p.number,), TAG_COUNTER32, 0, sw.lost_out(p.name),
+                   "portShmem3OverflowLostCells", "out", **lab)

@@ -5,8 +5,8 @@ does) and a TCP listener accepts (and immediately closes) connections on `tcp_po
 
 The unreachable host (hopper-atm.ukans), two ways:
   * "netns-veth": the simulated network runs inside a network namespace of its own (made by
-    `python -m simnet netns-up`, named after the state dir; `make run` starts simnet, web,
-    worker and beat in it). Inside: lo up, and a veth pair whose end csim-h0 is up with
+    `python -m simnet netns-up`, named after the state dir; `make run` starts simnet and its
+    worker, simworker, in it). Inside: lo up, and a veth pair whose end csim-h0 is up with
     198.18.0.1/30 (RFC 2544 benchmarking range) while its peer csim-p0 is left DOWN. From inside
     the namespace 198.18.0.2 is routed to csim-h0, ARP gets no answer: ping gets no reply and
     TCP connect fails with EHOSTUNREACH after ~3 s. Packets never leave the namespace, and the
@@ -26,6 +26,9 @@ import socket
 import subprocess
 import threading
 from pathlib import Path
+from typing import cast
+
+from collector.core import netns
 
 from . import network
 
@@ -73,17 +76,10 @@ def remove_netns(name: str) -> bool:
 
 
 def current_netns() -> str | None:
-    """The name of the namespace of ours this process runs in (its inode is the one bound at
-    /run/netns/NAME), or None: the root namespace, or one we did not make."""
-    try:
-        mine = os.stat("/proc/self/ns/net")
-        for path in Path("/run/netns").glob(f"{network.NETNS_PREFIX}*"):
-            st = os.stat(path)
-            if (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino):
-                return path.name
-    except OSError:
-        pass
-    return None
+    """The name of the namespace of ours this process runs in, or None: the root namespace, or
+    one we did not make."""
+    name = netns.current(network.NETNS_PREFIX)
+    return None if name in (None, netns.ROOT) else name
 
 
 def unreachable_ready() -> bool:
@@ -95,7 +91,8 @@ def unreachable_ready() -> bool:
 
 
 def remove_legacy_netns() -> None:
-    """Remove what Cellar before issue 17 left in the root namespace: the `cellar-simnet`
+    """Remove what Cellar left in the root namespace before the simulated network had a namespace of
+    its own: the `cellar-simnet`
     namespace and its root-side veth csim-h0 with 198.18.0.1/30."""
     if not netns_available():
         return
@@ -137,7 +134,8 @@ class TcpResponder:
             while not self._stop.is_set():
                 for key, _ in sel.select(timeout=0.2):
                     try:
-                        c, _ = key.fileobj.accept()
+                        # The selector holds only the listening sockets registered above.
+                        c, _ = cast(socket.socket, key.fileobj).accept()
                     except OSError:
                         continue
                     c.close()

@@ -44,6 +44,8 @@ Schema "cellar-simnet/1" (all times are Unix epoch seconds)::
     "pvc_paths": [{"name": "mauchly->houdini", "source": ..., "destination": ...,
                    "hops": [{"switch": "asx200bx-b", "in": ["A1", 0, 210],
                              "out": ["A4", 0, 210]}, ...], "rate": 85000}],
+    "losses": [{"switch": "asx200bx-b", "port": "A1", "vpi": 0, "vci": 210, "rate": 400,
+                "kind": "overflow"}],        # simnet/losses.py: cells lost at known hops
     "near_wrap": {"counter32": {"switch", "object", "oid", "wraps_at"},
                   "counter64": {...}}
   }

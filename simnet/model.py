@@ -71,8 +71,9 @@ class ForePort:
     tx_total_initial: int = 0    # portTransmittedCells at start (table 2c "Cells" out)
     rx_extra: int = 0            # cells/s received on unmodelled VCs (counted in VPI 0)
     tx_extra: int = 0            # cells/s transmitted from unmodelled VCs
-    overflow_rate: int = 0       # hwPortOverflows cells/s
+    overflow_rate: int = 0       # hwPortOverflows cells/s (besides the cells its connections lose: drop_out)
     overflow_initial: int = 0
+    shmem: bool = False          # a shared-memory network module: answers the *Shmem* tables (output side)
 
     @property
     def board(self) -> int:
@@ -131,8 +132,15 @@ class ForeVC:
     name: str = ""
     servcat: int = 5             # chanServCat (assumed enum: 1 cbr 2 rtvbr 3 nrtvbr 4 abr 5 ubr)
     alloc: int = 0               # chanAllocBandwidth cells/s (CBR PCR)
-    reject_rate: int = 0         # chanRejectedCells growth
+    reject_rate: int = 0         # chanRejectedCells growth (counted only: seed 002's unreliable counts)
     reject_initial: int = 0
+    drop_in: int = 0             # cells/s of `rate` rejected at the input (chanRejectedCells; simnet.losses)
+    drop_out: int = 0            # cells/s of `rate` lost at the output buffer (hwPortOverflows of out_port)
+
+    @property
+    def sent(self) -> int:
+        """Cells/s transmitted on the output port: received less what the switch lost."""
+        return self.rate - self.drop_in - self.drop_out
 
 
 @dataclass(frozen=True)
@@ -148,6 +156,12 @@ class ForeVP:
     alloc: int = 0
     reject_rate: int = 0
     reject_initial: int = 0
+    drop_in: int = 0
+    drop_out: int = 0
+
+    @property
+    def sent(self) -> int:
+        return self.rate - self.drop_in - self.drop_out
 
 
 @dataclass(frozen=True)
@@ -217,14 +231,14 @@ class ForeSwitch:
             r = row(vc.in_port, vc.in_vpi)
             r["rate"] += vc.rate
             r["initial"] += vc.initial
-            r["rej"] += vc.reject_rate
+            r["rej"] += vc.reject_rate + vc.drop_in
             r["rej0"] += vc.reject_initial
             r["alloc"] += vc.alloc
         for vp in self.vps:
             r = row(vp.in_port, vp.in_vpi)
             r["rate"] += vp.rate
             r["initial"] += vp.initial
-            r["rej"] += vp.reject_rate
+            r["rej"] += vp.reject_rate + vp.drop_in
             r["rej0"] += vp.reject_initial
             r["alloc"] += vp.alloc
             r["through"] = True
@@ -254,8 +268,17 @@ class ForeSwitch:
 
     def tx_rate(self, port: str) -> int:
         p = self.port(port)
-        return (sum(v.rate for v in self.vcs if v.out_port == port)
-                + sum(v.rate for v in self.vps if v.out_port == port) + p.tx_extra)
+        return (sum(v.sent for v in self.vcs if v.out_port == port)
+                + sum(v.sent for v in self.vps if v.out_port == port) + p.tx_extra)
+
+    def overflow_rate(self, port: str) -> int:
+        """hwPortOverflows growth: the port's own count plus the cells its output buffer lost."""
+        return self.port(port).overflow_rate + self.lost_out(port)
+
+    def lost_out(self, port: str) -> int:
+        """Cells/s lost at the port's output buffer (portShmem3OverflowLostCells)."""
+        conns: list[ForeVC | ForeVP] = [*self.vcs, *self.vps]
+        return sum(v.drop_out for v in conns if v.out_port == port)
 
     def tx_initial(self, port: str) -> int:
         override = dict(self.tx_initial_override)
@@ -366,6 +389,7 @@ class Network:
     pvc_paths: tuple[dict, ...]
     wrap_in: float
     wrap64_in: float
+    losses: tuple = ()           # simnet.losses.Loss: cells lost at known hops (the manifest's truth)
 
     def switch(self, name: str):
         for s in self.switches:

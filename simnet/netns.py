@@ -63,7 +63,7 @@ def unavailable_reason() -> str | None:
 def remove_stale_namespaces() -> list[str]:
     """Delete ``cellar-t-<pid>-*`` namespaces left by test processes that no longer exist."""
     out = run([IP, "-j", "netns", "list"], check=False)
-    removed = []
+    removed: list[str] = []
     try:
         entries = json.loads(out.stdout or "[]")
     except ValueError:
@@ -83,7 +83,7 @@ def free_subnet(candidates: list[str]) -> ipaddress.IPv4Network:
     (the default route aside): the test may use it on a root-side veth without shadowing anything."""
     addrs = json.loads(run([IP, "-j", "-4", "addr", "show"]).stdout or "[]")
     routes = json.loads(run([IP, "-j", "-4", "route", "show", "table", "all"]).stdout or "[]")
-    used: list[ipaddress.IPv4Network] = []
+    used: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
     for link in addrs:
         for a in link.get("addr_info", []):
             used.append(ipaddress.ip_network(f"{a['local']}/{a.get('prefixlen', 32)}", strict=False))
@@ -96,7 +96,7 @@ def free_subnet(candidates: list[str]) -> ipaddress.IPv4Network:
         except ValueError:
             continue
     for cand in candidates:
-        net = ipaddress.ip_network(cand)
+        net = ipaddress.IPv4Network(cand)
         if not any(net.overlaps(u) for u in used):
             return net
     raise NetnsError(f"no free subnet among {candidates[0]} ... {candidates[-1]}")

@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .atm_model import AtmIf, AtmSwitch, AtmTermVcl, AtmVcXc, AtmVpXc, TrafficDescr
+from .losses import Loss
+from .losses import apply as apply_losses
 from .model import (
     ASX1000_OID,
     DS3_CELLS,
@@ -60,7 +62,7 @@ DEFAULT_WRAP64_IN = 90.0
 # --------------------------------------------------------------------------- hosts
 
 NETNS_PREFIX = "cellar-sim-"         # + a digest of the state dir (simnet.hosts.netns_name)
-LEGACY_NETNS = "cellar-simnet"        # before issue 17 (its csim-h0 was in the root namespace)
+LEGACY_NETNS = "cellar-simnet"        # before the checkout's own namespace (its csim-h0 was in the root namespace)
 UNREACHABLE_VETH_HOST = "csim-h0"     # inside simnet's namespace, up, 198.18.0.1/30
 UNREACHABLE_VETH_PEER = "csim-p0"     # its peer, in the same namespace, left DOWN
 UNREACHABLE_LOCAL = "198.18.0.1"      # RFC 2544 benchmarking range, unused here
@@ -340,10 +342,13 @@ def _ipsw8(peer: IfSwitch) -> IfSwitch:
         sys_object_id=IPSW8_OID)
 
 
-def build_network(wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_WRAP64_IN) -> Network:
+def build_network(wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_WRAP64_IN,
+                  losses: tuple[Loss, ...] | list[Loss] = (), shmem: tuple[tuple[str, str], ...] = ()) -> Network:
     """The whole simulated network.  `wrap_in`/`wrap64_in`: seconds after the recording start
     at which the near-wrap Counter32 (asx200bx D1 portTransmittedCells) and Counter64
-    (ipsw48 ifIndex 48 ifHCInOctets) wrap."""
+    (ipsw48 ifIndex 48 ifHCInOctets) wrap. `losses`: cells lost at known hops (simnet.losses):
+    the hop's loss counters and every later hop's cell counts say so. `shmem`: (FORE switch, port)
+    on a shared-memory network module, which answers the output-side *Shmem* tables."""
     if wrap_in <= 0 or wrap64_in <= 0:
         raise ValueError("wrap times must be positive")
     asx = _asx200bx(wrap_in)
@@ -366,12 +371,24 @@ def build_network(wrap_in: float = DEFAULT_WRAP_IN, wrap64_in: float = DEFAULT_W
                   {"switch": "asx200bx-b", "in": ["A4", 0, 210], "out": ["A1", 0, 210]}],
          "rate": HOUDINI_TO_MAUCHLY},
     )
-    return Network((asx, asxb, atm, ip, ip8), HOSTS, links, pvc_paths, wrap_in, wrap64_in)
+    for name, port in shmem:
+        sw = {"asx200bx": asx, "asx200bx-b": asxb}[name]
+        sw = replace(sw, ports=tuple(replace(p, shmem=True) if p.name == port else p for p in sw.ports))
+        asx, asxb = (sw, asxb) if name == "asx200bx" else (asx, sw)
+    net = Network((asx, asxb, atm, ip, ip8), HOSTS, links, pvc_paths, wrap_in, wrap64_in)
+    if not losses:
+        return net
+    net = apply_losses(net, losses)
+    # The near-wrap counter still wraps `wrap_in` s after the start, whatever the losses did to its rate.
+    fore = net.switch("asx200bx")
+    near = 2 ** 32 - int(round(replace(fore, tx_initial_override=()).tx_rate("D1") * wrap_in))
+    return replace(net, switches=tuple(replace(sw, tx_initial_override=(("D1", near),)) if sw is fore else sw
+                                       for sw in net.switches))
 
 
 def build_multiboard_network() -> Network:
     """One FORE ASX-1000 with three switch boards (BNP names 1A1, 2A1, 3A1 ..., a control port per
-    board): the port names must stay distinct everywhere (issue 13). Not part of `build_network`."""
+    board): the port names must stay distinct everywhere. Not part of `build_network`."""
     up = hms(4, 1, 0)
     M = 1_000_000
     ports = (

@@ -72,6 +72,8 @@ def _format_value(r: Record) -> tuple[str, str]:
         return "4", text
     if r.tag in (TAG_OID, TAG_IPADDRESS):
         return str(r.tag), str(v)
+    if not isinstance(v, int):          # every other static value is a number (records.Builder)
+        raise TypeError(f"{r.name}: value {v!r} of tag {r.tag} is not an integer")
     return str(r.tag), str(int(v))
 
 

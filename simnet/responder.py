@@ -47,8 +47,8 @@ def _preload() -> None:
         except ImportError:
             pass
     import dbm
-    # make dbm.open() pick among modules that are really importable
-    dbm._defaultmod = None  # noqa: SLF001
+    # make dbm.open() pick among modules that are really importable (a private attribute: typeshed lacks it)
+    dbm._defaultmod = None  # type: ignore[attr-defined]  # noqa: SLF001
 
 
 def _watch_parent(parent: int) -> None:

@@ -31,12 +31,13 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from . import hosts as hostmod
 from . import manifest as mf
 from . import recording as rec
 from .atm_model import AtmSwitch
-from .model import ForeSwitch, Link, Network
+from .model import ForeSwitch, IfSwitch, Link, Network
 from .network import DEFAULT_WRAP64_IN, DEFAULT_WRAP_IN, NEAR_WRAP_32, NEAR_WRAP_64, build_network
 from .probe import snmp_probe
 
@@ -79,16 +80,19 @@ def find_free_base_port(count: int = 5, low: int = 20000, high: int = 60000, tri
 
 # --------------------------------------------------------------------------- agents
 
+SimSwitch = ForeSwitch | IfSwitch | AtmSwitch
+
+
 @dataclass
 class Agent:
-    sw: object
+    sw: SimSwitch
     port: int
     start_time: int = 0
     boot_count: int = 0
     proc: subprocess.Popen | None = None
     fresh: bool = False
     records: list = field(default_factory=list)
-    log_fh: object = None
+    log_fh: TextIO | None = None
 
     @property
     def name(self) -> str:
@@ -226,6 +230,8 @@ class SimNetwork:
         pending = list(agents)
         while pending:
             for a in list(pending):
+                if a.proc is None:
+                    raise SimNetError(f"agent {a.name} was never started")
                 if a.proc.poll() is not None:
                     raise SimNetError(f"agent {a.name} exited with {a.proc.returncode}; "
                                       f"see {self.log_path(a.name)}:\n{self._log_tail(a.name)}")
@@ -359,6 +365,7 @@ class SimNetwork:
             "hosts": list(self._hosts),
             "links": [self._link_entry(link) for link in self.network.links],
             "pvc_paths": [dict(p) for p in self.network.pvc_paths],
+            "losses": [loss.as_json() for loss in self.network.losses],
             "near_wrap": {k: v for k, v in (("counter32", near32), ("counter64", near64)) if v},
         }
 
@@ -397,7 +404,7 @@ class SimNetwork:
             "sys_name": sw.sys_name,
             "start_time": a.start_time,
             "boot_count": a.boot_count,
-            "pid": a.proc.pid if a.running else None,
+            "pid": a.proc.pid if a.proc is not None and a.running else None,
             "running": a.running,
             "recording": str(self.recording_path(a.name).relative_to(self.state_dir)),
             "log": str(self.log_path(a.name).relative_to(self.state_dir)),

@@ -32,8 +32,13 @@ class ServerError(RuntimeError):
 
 
 class RecordingServer:
-    def __init__(self, data_dir: Path, cache_dir: Path, port: int | None = None, log_path: Path | None = None):
+    """`address` and `netns`: serve on another address, inside a network namespace (`ip netns exec`),
+    as an agent on a LAN does."""
+
+    def __init__(self, data_dir: Path, cache_dir: Path, port: int | None = None, log_path: Path | None = None,
+                 address: str = ADDRESS, netns: str | None = None):
         self.data_dir, self.cache_dir = Path(data_dir), Path(cache_dir)
+        self.address, self.netns = address, netns
         self.port = port or find_free_base_port(1)
         self.log_path = log_path or self.cache_dir.parent / f"snmpsim-{self.port}.log"
         self.proc: subprocess.Popen | None = None
@@ -63,7 +68,10 @@ class RecordingServer:
     def start(self) -> None:
         self._prepare()
         cmd = [sys.executable, "-m", "simnet.responder", f"--data-dir={self.data_dir}",
-               f"--cache-dir={self.cache_dir}", f"--agent-udpv4-endpoint={ADDRESS}:{self.port}", "--log-level=error"]
+               f"--cache-dir={self.cache_dir}", f"--agent-udpv4-endpoint={self.address}:{self.port}",
+               "--log-level=error"]
+        if self.netns:
+            cmd = ["ip", "netns", "exec", self.netns, *cmd]
         if os.geteuid() == 0:
             cmd += ["--process-user=nobody", "--process-group=nogroup"]
         env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
@@ -79,7 +87,7 @@ class RecordingServer:
         while pending:
             if self.proc is None or self.proc.poll() is not None:
                 raise ServerError(f"snmpsim exited ({self.proc and self.proc.returncode}); see {self.log_path}")
-            pending = [c for c in pending if not snmp_probe(ADDRESS, self.port, c, timeout=2.0)]
+            pending = [c for c in pending if not snmp_probe(self.address, self.port, c, timeout=2.0)]
             if pending and time.monotonic() > deadline:
                 raise ServerError(f"not answering after {seconds:.0f} s: {', '.join(pending)}; see {self.log_path}")
             if pending:

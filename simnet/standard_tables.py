@@ -113,6 +113,8 @@ def _lldp(b: Builder, sw: IfSwitch) -> None:
 
 ATM = "1.3.6.1.2.1.37.1"
 ATM_IFCONF = ATM + ".2.1"
+ATM_TC = ATM + ".4.1"                     # atmInterfaceTCTable entry (ATM-MIB: atmMIBObjects 4)
+ATM_AAL5VCC = ATM + ".12.1"               # aal5VccTable entry (ATM-MIB: atmMIBObjects 12)
 ATM_TD = ATM + ".5.1"
 ATM_VPL = ATM + ".6.1"
 ATM_VCL = ATM + ".7.1"
@@ -124,16 +126,19 @@ ATM2_VCLSTAT = ATM2 + ".11.1"
 ATM2_AAL5STAT = ATM2 + ".12.1"
 
 
-def _stat_columns(b: Builder, base: str, i: tuple, in_rate, in0, out_rate, out0, disc, lab):
-    """atmVplStatTable / atmVclStatTable columns (all cells CLP=0; none tagged)."""
-    d0 = 0 if not disc else 1000
-    b.grow(base + ".1", i, TAG_COUNTER32, in0, in_rate, base_name(base) + "TotalCellIns", "in", **lab)
-    b.grow(base + ".2", i, TAG_COUNTER32, in0, in_rate, base_name(base) + "Clp0CellIns", "in", **lab)
-    b.grow(base + ".3", i, TAG_COUNTER32, d0, disc, base_name(base) + "TotalDiscards", "in", **lab)
-    b.grow(base + ".4", i, TAG_COUNTER32, d0, disc, base_name(base) + "Clp0Discards", "in", **lab)
-    b.grow(base + ".5", i, TAG_COUNTER32, out0, out_rate, base_name(base) + "TotalCellOuts", "out", **lab)
-    b.grow(base + ".6", i, TAG_COUNTER32, out0, out_rate, base_name(base) + "Clp0CellOuts", "out", **lab)
-    b.grow(base + ".7", i, TAG_COUNTER32, 0, 0, base_name(base) + "Clp0Tagged", "in", **lab)
+def _stat_columns(b: Builder, base: str, i: tuple, v, lab):
+    """atmVplStatTable / atmVclStatTable columns of a VPL/VCL `v` (simnet.atm_model AtmVpl/AtmVcl):
+    cells arrive CLP=0 unless tagged upstream (clp1_in); policing discards CLP=0 cells only."""
+    d0 = 0 if not v.discard_rate else 1000
+    name = base_name(base)
+    b.grow(base + ".1", i, TAG_COUNTER32, v.in_initial, v.in_rate, name + "TotalCellIns", "in", **lab)
+    b.grow(base + ".2", i, TAG_COUNTER32, v.in_initial, v.in_rate - v.clp1_in, name + "Clp0CellIns", "in", **lab)
+    b.grow(base + ".3", i, TAG_COUNTER32, d0, v.discard_rate, name + "TotalDiscards", "in", **lab)
+    b.grow(base + ".4", i, TAG_COUNTER32, d0, v.discard_rate, name + "Clp0Discards", "in", **lab)
+    b.grow(base + ".5", i, TAG_COUNTER32, v.out_initial, v.out_rate, name + "TotalCellOuts", "out", **lab)
+    b.grow(base + ".6", i, TAG_COUNTER32, v.out_initial, v.out_rate - v.clp1_out, name + "Clp0CellOuts", "out",
+           **lab)
+    b.grow(base + ".7", i, TAG_COUNTER32, 0, v.tagged, name + "Clp0Tagged", "in", **lab)
 
 
 def base_name(base: str) -> str:
@@ -141,6 +146,7 @@ def base_name(base: str) -> str:
 
 
 def atm2_records(sw: AtmSwitch, fresh: bool = False) -> list[Record]:
+    i: tuple[int, ...]                  # a row's index
     b = Builder(fresh)
     system_group(b, sw)
     static_int(b, IF_NUMBER, (0,), len(sw.interfaces), "ifNumber")
@@ -155,10 +161,20 @@ def atm2_records(sw: AtmSwitch, fresh: bool = False) -> list[Record]:
         out_rate, out0 = sw.out_cells(f.ifindex)
         _if_octets(b, f.ifindex, "in", in0 * CELL_OCTETS, in_rate * CELL_OCTETS, **lab)
         _if_octets(b, f.ifindex, "out", out0 * CELL_OCTETS, out_rate * CELL_OCTETS, **lab)
+        # RFC 2515: an ATM layer ifTable row counts cells. Discards: policing at the input, the output
+        # buffer; errors: cells lost to uncorrectable HEC errors; unknown protos: unknown VPI/VCI.
         disc = sw.discards(f.ifindex)
         b.grow(IF_TABLE + ".13", i, TAG_COUNTER32, 1000 if disc else 0, disc, "ifInDiscards", "in", **lab)
-        for col, name in ((".14", "ifInErrors"), (".19", "ifOutDiscards"), (".20", "ifOutErrors")):
-            b.grow(IF_TABLE + col, i, TAG_COUNTER32, 0, 0, name, "in" if "In" in name else "out", **lab)
+        for col, name, rate, d in ((".14", "ifInErrors", sw.hec_errors(f.ifindex), "in"),
+                                   (".15", "ifInUnknownProtos", f.unknown_rate, "in"),
+                                   (".19", "ifOutDiscards", sw.out_discards(f.ifindex), "out"),
+                                   (".20", "ifOutErrors", 0, "out")):
+            b.grow(IF_TABLE + col, i, TAG_COUNTER32, 0, rate, name, d, **lab)
+        # atmInterfaceTCTable (SONET/DS3/E3 TC sublayer): an OCD event is seven consecutive cells with
+        # HEC violations: one per 7 cells lost to HEC errors.
+        b.grow(ATM_TC + ".1", i, TAG_COUNTER32, 0, sw.hec_errors(f.ifindex) // 7, "atmInterfaceOCDEvents", "in",
+               **lab)
+        static_int(b, ATM_TC + ".2", i, 1, "atmInterfaceTCAlarmState")
         # atmInterfaceConfTable
         static_int(b, ATM_IFCONF + ".1", i, f.max_vpcs, "atmInterfaceMaxVpcs")
         static_int(b, ATM_IFCONF + ".2", i, f.max_vccs, "atmInterfaceMaxVccs")
@@ -195,31 +211,29 @@ def atm2_records(sw: AtmSwitch, fresh: bool = False) -> list[Record]:
         static_int(b, ATM_VPL + ".8", i, 1, "atmVplRowStatus")
         static_int(b, ATM_VPL + ".9", i, 1, "atmVplCastType")
         static_int(b, ATM_VPL + ".10", i, 1, "atmVplConnKind")
-        _stat_columns(b, ATM2_VPLSTAT, i, v.in_rate, v.in_initial, v.out_rate, v.out_initial,
-                      v.discard_rate, lab)
+        _stat_columns(b, ATM2_VPLSTAT, i, v, lab)
 
-    for v in vcls:
-        i = (v.ifindex, v.vpi, v.vci)
-        lab = dict(ifindex=v.ifindex, vpi=v.vpi, vci=v.vci)
+    for vc in vcls:
+        i = (vc.ifindex, vc.vpi, vc.vci)
+        lab = dict(ifindex=vc.ifindex, vpi=vc.vpi, vci=vc.vci)
         static_int(b, ATM_VCL + ".3", i, 1, "atmVclAdminStatus")
-        static_int(b, ATM_VCL + ".4", i, 1 if v.oper_up else 2, "atmVclOperStatus")
-        b.stamp(ATM_VCL + ".5", i, sw.iface(v.ifindex).last_change_ticks, "atmVclLastChange")
-        static_int(b, ATM_VCL + ".6", i, v.traffic_descr, "atmVclReceiveTrafficDescrIndex")
-        static_int(b, ATM_VCL + ".7", i, v.traffic_descr, "atmVclTransmitTrafficDescrIndex")
-        if v.aal5 is not None:        # AAL columns exist only where the VCC terminates here
+        static_int(b, ATM_VCL + ".4", i, 1 if vc.oper_up else 2, "atmVclOperStatus")
+        b.stamp(ATM_VCL + ".5", i, sw.iface(vc.ifindex).last_change_ticks, "atmVclLastChange")
+        static_int(b, ATM_VCL + ".6", i, vc.traffic_descr, "atmVclReceiveTrafficDescrIndex")
+        static_int(b, ATM_VCL + ".7", i, vc.traffic_descr, "atmVclTransmitTrafficDescrIndex")
+        if vc.aal5 is not None:       # AAL columns exist only where the VCC terminates here
             static_int(b, ATM_VCL + ".8", i, 3, "atmVccAalType")
             static_int(b, ATM_VCL + ".9", i, 9188, "atmVccAal5CpcsTransmitSduSize")
             static_int(b, ATM_VCL + ".10", i, 9188, "atmVccAal5CpcsReceiveSduSize")
-            static_int(b, ATM_VCL + ".11", i, v.aal5.encaps, "atmVccAal5EncapsType")
+            static_int(b, ATM_VCL + ".11", i, vc.aal5.encaps, "atmVccAal5EncapsType")
         else:
-            static_int(b, ATM_VCL + ".12", i, v.xc_index, "atmVclCrossConnectIdentifier")
+            static_int(b, ATM_VCL + ".12", i, vc.xc_index, "atmVclCrossConnectIdentifier")
         static_int(b, ATM_VCL + ".13", i, 1, "atmVclRowStatus")
         static_int(b, ATM_VCL + ".14", i, 1, "atmVclCastType")
         static_int(b, ATM_VCL + ".15", i, 1, "atmVclConnKind")
-        _stat_columns(b, ATM2_VCLSTAT, i, v.in_rate, v.in_initial, v.out_rate, v.out_initial,
-                      v.discard_rate, lab)
-        if v.aal5 is not None:
-            t = v.aal5
+        _stat_columns(b, ATM2_VCLSTAT, i, vc, lab)
+        if vc.aal5 is not None:
+            t = vc.aal5
             b.grow(ATM2_AAL5STAT + ".1", i, TAG_COUNTER32, t.in_pkts_initial, t.in_pkts,
                    "atmAal5VclInPkts", "in", **lab)
             b.grow(ATM2_AAL5STAT + ".2", i, TAG_COUNTER32, t.out_pkts_initial, t.out_pkts,
@@ -228,6 +242,11 @@ def atm2_records(sw: AtmSwitch, fresh: bool = False) -> list[Record]:
                    t.in_pkts * t.in_pdu, "atmAal5VclInOctets", "in", **lab)
             b.grow(ATM2_AAL5STAT + ".4", i, TAG_COUNTER32, t.out_pkts_initial * t.out_pdu,
                    t.out_pkts * t.out_pdu, "atmAal5VclOutOctets", "out", **lab)
+            # ATM-MIB aal5VccTable, indexed here by the ATM interface (RFC 2515 says "the AAL5
+            # interface"; Cellar's simulated switch has no separate aal5 ifTable rows).
+            for col, name, rate in ((".3", "aal5VccCrcErrors", t.crc_errors), (".4", "aal5VccSarTimeOuts",
+                                    t.sar_timeouts), (".5", "aal5VccOverSizedSDUs", t.oversized)):
+                b.grow(ATM_AAL5VCC + col, i, TAG_COUNTER32, 0, rate, name, "in", **lab)
 
     static_int(b, ATM + ".8", (0,), len(sw.vp_xcs) + 1, "atmVpCrossConnectIndexNext")
     for x in sw.vp_xcs:
@@ -240,9 +259,9 @@ def atm2_records(sw: AtmSwitch, fresh: bool = False) -> list[Record]:
         b.stamp(ATM_VPXC + ".10", i, 0, "atmVpCrossConnectH2LLastChange")
         static_int(b, ATM_VPXC + ".11", i, 1, "atmVpCrossConnectRowStatus")
     static_int(b, ATM + ".10", (0,), len(sw.vc_xcs) + 1, "atmVcCrossConnectIndexNext")
-    for x in sw.vc_xcs:
-        i = (x.index, x.low_if, x.low_vpi, x.low_vci, x.high_if, x.high_vpi, x.high_vci)
-        st = 1 if x.oper_up else 2
+    for xc in sw.vc_xcs:
+        i = (xc.index, xc.low_if, xc.low_vpi, xc.low_vci, xc.high_if, xc.high_vpi, xc.high_vci)
+        st = 1 if xc.oper_up else 2
         static_int(b, ATM_VCXC + ".8", i, 1, "atmVcCrossConnectAdminStatus")
         static_int(b, ATM_VCXC + ".9", i, st, "atmVcCrossConnectL2HOperStatus")
         static_int(b, ATM_VCXC + ".10", i, st, "atmVcCrossConnectH2LOperStatus")

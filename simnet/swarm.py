@@ -251,7 +251,7 @@ class SwarmProtocol(asyncio.DatagramProtocol):
         self.requests = 0
 
     def connection_made(self, transport) -> None:
-        self.transport = transport      # type: ignore[assignment]
+        self.transport = transport
 
     def datagram_received(self, data: bytes, addr) -> None:
         try:

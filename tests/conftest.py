@@ -8,8 +8,45 @@ network, real agents, workers, the browser, the platform); tests/support/ the he
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+
+def other_redis_db(url: str, db: int = 1) -> str:
+    """The same redis server, database `db` (redis:// and rediss:// URLs; others unchanged)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        return url
+    return urlunsplit(parts._replace(path=f"/{db}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tests_use_their_own_redis_db():
+    """`make run` and `make test` share state/cellar.env's redis server: the tests use another of its
+    databases, so that a running service's workers never take a test's tasks (a background export,
+    a poll) nor a test the service's. Set before anything connects; children inherit it."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    from collector.poller.celery_app import app
+
+    url = other_redis_db(settings.REDIS_URL)
+    caches = {name: {**conf, "LOCATION": url} if conf.get("LOCATION") == settings.REDIS_URL else conf
+              for name, conf in settings.CACHES.items()}
+    with override_settings(REDIS_URL=url, CELERY_BROKER_URL=url, CACHES=caches):
+        app.conf.broker_url = url
+        os.environ["REDIS_URL"] = url
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _tiers_kept_for_the_test_archives(settings):
+    """Test archives reach 10 days back (tests/support/traffic_factory.T0) and their tiers are read there;
+    the default retention of the 1-minute tier (7 days) would count those buckets as dropped. The tests
+    keep every tier 90 days or more; a test of retention sets its own."""
+    settings.CELLAR_RETENTION_1M_DAYS = max(settings.CELLAR_RETENTION_1M_DAYS, 90)
+    settings.CELLAR_RETENTION_15M_DAYS = max(settings.CELLAR_RETENTION_15M_DAYS, 400)
 
 
 @pytest.fixture
@@ -111,3 +148,29 @@ def network(db) -> dict:
     from tests.support.status_network import build_network
 
     return build_network()
+
+
+# --------------------------------------------------------------------------- the fast loop
+# `make check` sets CELLAR_FAST_LOOP=1 and no service runs: the scenarios (tests/integration/) and
+# the unit tests that need PostgreSQL, redis, a browser or a network namespace are deselected (they
+# run in `make test`), so a change to a module is checked in a minute or two. A unit test needs a
+# service when it is marked so or asks, directly or through its fixtures, for one of these.
+SERVICE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup", "live_server", "client", "admin_client",
+                              "django_user_model", "django_assert_num_queries", "django_assert_max_num_queries",
+                              "redis_url"})
+SERVICE_MARKERS = ("django_db", "netns", "browser", "slow")
+
+
+def needs_services(item: pytest.Item) -> bool:
+    return item.nodeid.startswith("tests/integration/") or bool(
+        SERVICE_FIXTURES & set(getattr(item, "fixturenames", ()))) or any(
+        item.get_closest_marker(m) for m in SERVICE_MARKERS)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("CELLAR_FAST_LOOP") != "1":
+        return
+    drop = [item for item in items if needs_services(item)]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = [item for item in items if not needs_services(item)]

@@ -107,6 +107,19 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_networks(name: str, default: list[str]) -> list[str]:
+    """A comma-separated list of IP networks (192.0.2.0/24, 2001:db8::/64), each checked."""
+    import ipaddress
+
+    nets = env_list(name, default)
+    for item in nets:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise EnvError(f"{name}: {item!r} is not an IP network (write 192.0.2.0/24)") from None
+    return nets
+
+
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     value = env_str(name, default)
     if value not in choices:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from numerics.bursts import BurstRule
 from webapp import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -52,7 +53,7 @@ try:
                    "-c jit=off",
         "connect_timeout": env.env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1),
         # Server-side prepared statements only where the code asks (execute(..., prepare=True):
-        # the plot's series catalog and bucket columns, webapp/traffic/pgbinary.py); Django's own
+        # the plot's series catalog and bucket columns, collector/reader/pgbinary.py); Django's own
         # cursors bind client-side and never prepare. PostgreSQL's plan_cache_mode stays auto:
         # the catalog's five-table join goes to a generic plan after five runs (planning it cost
         # 4x running it), the plot's UNION over five hypertables keeps custom plans, which exclude
@@ -86,11 +87,26 @@ try:
     CELLAR_TOPOLOGY_WINDOW_MIN = env.env_int("CELLAR_TOPOLOGY_WINDOW_MIN", 10, minimum=2, maximum=240)
     # The SNMP trap receiver (manage.py trapd, docs/events.md): UDP address and port. 1162 needs no
     # privilege; for 162 see docs/events.md (a port redirect, or CAP_NET_BIND_SERVICE).
-    CELLAR_TRAP_HOST = env.env_str("CELLAR_TRAP_HOST", "127.0.0.1")
+    CELLAR_TRAP_HOST = env.env_str("CELLAR_TRAP_HOST", "0.0.0.0")
     CELLAR_TRAP_PORT = env.env_int("CELLAR_TRAP_PORT", 1162, minimum=1, maximum=65535)
+    # Sweeps for SNMP agents (collector/poller/sweep.py): the networks that may be swept (empty: sweeping
+    # is off), the probes a second, the addresses one sweep may probe.
+    CELLAR_SWEEP_NETWORKS = env.env_networks("CELLAR_SWEEP_NETWORKS", [])
+    CELLAR_SWEEP_RATE = env.env_float("CELLAR_SWEEP_RATE", 50.0, minimum=1.0, maximum=1000.0)
+    CELLAR_SWEEP_MAX_ADDRESSES = env.env_int("CELLAR_SWEEP_MAX_ADDRESSES", 4096, minimum=1, maximum=65536)
     CELLAR_SPOOL_DIR = Path(env.env_str("CELLAR_SPOOL_DIR", str(BASE_DIR / "state" / "spool")))
     CELLAR_BEAT_HEARTBEAT = Path(env.env_str("CELLAR_BEAT_HEARTBEAT", str(BASE_DIR / "state" / "beat-heartbeat")))
     CELLAR_METRICS_PORT = env.env_int("CELLAR_METRICS_PORT", 0, minimum=0, maximum=65535)
+    # The Prometheus exposition of counter totals (/metrics/counters, webapp/metrics, docs/integrations.md):
+    # off unless asked; scrapers come with a viewer's API token (Bearer) or from these networks
+    # (the TCP peer's address: behind a reverse proxy use a token); one scrape answers at most
+    # CELLAR_PROMETHEUS_MAX_SERIES series and refuses a larger scope (413, never truncated).
+    CELLAR_PROMETHEUS_COUNTERS = env.env_bool("CELLAR_PROMETHEUS_COUNTERS", False)
+    CELLAR_PROMETHEUS_SCRAPERS = env.env_networks("CELLAR_PROMETHEUS_SCRAPERS", [])
+    CELLAR_PROMETHEUS_MAX_SERIES = env.env_int("CELLAR_PROMETHEUS_MAX_SERIES", 10_000, minimum=1, maximum=100_000)
+    # The password of the database role cellar_grafana (migration archive/0007: SELECT on the views of
+    # schema grafana only), set by `manage.py grafana_role`; empty: the role cannot log in.
+    CELLAR_GRAFANA_PASSWORD = env.env_str("CELLAR_GRAFANA_PASSWORD", "")
     LOG_LEVEL = env.env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
     # The zone pages show times in for a viewer who chose none (webapp/personal); data stays UTC.
     CELLAR_TIME_ZONE = env.env_zone("CELLAR_TIME_ZONE", "UTC")
@@ -114,6 +130,8 @@ INSTALLED_APPS = [
     "collector.archive",
     "collector.poller",
     "collector.studies",
+    "collector.runs",
+    "collector.bursts",
     "webapp.access",
     "webapp.personal",
     "collector.audit",
@@ -122,6 +140,7 @@ INSTALLED_APPS = [
     "webapp.datasets",
     "collector.exports",
     "webapp.exports",
+    "collector.analysis",
     "collector.external",
     "webapp.external",
     "webapp.analysis",
@@ -135,6 +154,9 @@ INSTALLED_APPS = [
     "collector.alerts",
     "webapp.alerts",
     "webapp.events",
+    "webapp.onboard",
+    "webapp.apidoc",
+    "webapp.metrics",
 ]
 
 # Migration modules live in the top-level migrations/ package (one folder per app), written by
@@ -145,7 +167,10 @@ MIGRATION_MODULES = {
     "archive": "migrations.archive",
     "poller": "migrations.poller",
     "studies": "migrations.studies",
+    "runs": "migrations.runs",
+    "bursts": "migrations.bursts",
     "exports": "migrations.exports",
+    "analysis": "migrations.analysis",
     "external": "migrations.external",
     "access": "migrations.access",
     "personal": "migrations.personal",
@@ -296,23 +321,32 @@ try:
     CELLAR_ROLLUP_INTERVAL = env.env_int("CELLAR_ROLLUP_INTERVAL", 60, minimum=10, maximum=3600)
     # The 1m tier trails the clock by this much; at least 120 s (see migrations/traffic/0007).
     CELLAR_ROLLUP_LAG_S = env.env_int("CELLAR_ROLLUP_LAG_S", 120, minimum=120, maximum=86400)
+    # Raw samples older than this many hours (and behind the 1m tier) are settled into compressed
+    # blocks (collector/archive/settle.py); a late poll for a settled day reopens it. Beat "settle".
+    CELLAR_SETTLE_AFTER_HOURS = env.env_int("CELLAR_SETTLE_AFTER_HOURS", 48, minimum=1, maximum=24 * 365)
+    CELLAR_SETTLE_INTERVAL = env.env_int("CELLAR_SETTLE_INTERVAL", 300, minimum=10, maximum=86400)
     # Days each table keeps (0 = forever); enforced hourly with drop_chunks (beat "retention").
-    CELLAR_RETENTION_RAW_DAYS = env.env_int("CELLAR_RETENTION_RAW_DAYS", 90, minimum=0)
-    CELLAR_RETENTION_1M_DAYS = env.env_int("CELLAR_RETENTION_1M_DAYS", 90, minimum=0)
-    CELLAR_RETENTION_15M_DAYS = env.env_int("CELLAR_RETENTION_15M_DAYS", 400, minimum=0)
-    CELLAR_RETENTION_1H_DAYS = env.env_int("CELLAR_RETENTION_1H_DAYS", 1830, minimum=0)
+    CELLAR_RETENTION_RAW_DAYS = env.env_int("CELLAR_RETENTION_RAW_DAYS", 400, minimum=0)
+    CELLAR_RETENTION_1M_DAYS = env.env_int("CELLAR_RETENTION_1M_DAYS", 7, minimum=0)
+    CELLAR_RETENTION_15M_DAYS = env.env_int("CELLAR_RETENTION_15M_DAYS", 90, minimum=0)
+    CELLAR_RETENTION_1H_DAYS = env.env_int("CELLAR_RETENTION_1H_DAYS", 730, minimum=0)
     CELLAR_RETENTION_1D_DAYS = env.env_int("CELLAR_RETENTION_1D_DAYS", 0, minimum=0)
     CELLAR_RETENTION_POLL_LOG_DAYS = env.env_int("CELLAR_RETENTION_POLL_LOG_DAYS", 400, minimum=0)
     # Points per series above which a plot reads the next coarser tier.
     CELLAR_PLOT_MAX_POINTS = env.env_int("CELLAR_PLOT_MAX_POINTS", 2000, minimum=100, maximum=100000)
-    # Significant bursts (analysis/bursts.py): a rate above max(K x the window's median,
-    # CAPACITY_PCT % of the port's capacity) for at least MIN_SECONDS; a request may override each.
-    CELLAR_BURST_K = env.env_float("CELLAR_BURST_K", 4.0, minimum=0.0)
-    CELLAR_BURST_CAPACITY_PCT = env.env_float("CELLAR_BURST_CAPACITY_PCT", 10.0, minimum=0.0, maximum=100.0)
-    CELLAR_BURST_MIN_SECONDS = env.env_int("CELLAR_BURST_MIN_SECONDS", 60, minimum=0, maximum=86400 * 7)
+    # Significant bursts (numerics/bursts.py, where the defaults are stated and argued): a rate above
+    # max(K x the window's median, CAPACITY_PCT % of the port's capacity) for at least MIN_SECONDS
+    # and MIN_SAMPLES poll samples; a request may override each.
+    CELLAR_BURST_K = env.env_float("CELLAR_BURST_K", BurstRule.k, minimum=0.0)
+    CELLAR_BURST_CAPACITY_PCT = env.env_float("CELLAR_BURST_CAPACITY_PCT", BurstRule.capacity_pct, minimum=0.0,
+                                              maximum=100.0)
+    CELLAR_BURST_MIN_SECONDS = env.env_int("CELLAR_BURST_MIN_SECONDS", int(BurstRule.min_duration_s), minimum=0,
+                                           maximum=86400 * 7)
+    CELLAR_BURST_MIN_SAMPLES = env.env_int("CELLAR_BURST_MIN_SAMPLES", BurstRule.min_samples, minimum=1,
+                                           maximum=10000)
 
-    # --- Bounded work per request (webapp/budget.py, webapp/traffic/streamslots.py, collector/exports) ---
-    # Statement timeouts of the web's heavy endpoints: the table in webapp/budget.py, times SCALE,
+    # --- Bounded work per request (collector/reader/timelimits.py, streamslots.py, collector/exports) ---
+    # Statement timeouts of the web's heavy endpoints: the table in collector/reader/timelimits.py, times SCALE,
     # never above MAX_MS (a web request waits at most that long for one statement).
     CELLAR_WEB_TIMEOUT_SCALE = env.env_float("CELLAR_WEB_TIMEOUT_SCALE", 1.0, minimum=0.01, maximum=100.0)
     CELLAR_WEB_TIMEOUT_MAX_MS = env.env_int("CELLAR_WEB_TIMEOUT_MAX_MS", 30000, minimum=100, maximum=600000)
@@ -326,6 +360,10 @@ try:
     # Where export jobs write their files (mode 0600), and how long a finished file is kept.
     CELLAR_EXPORT_DIR = Path(env.env_str("CELLAR_EXPORT_DIR", str(BASE_DIR / "state" / "exports")))
     CELLAR_EXPORT_KEEP_HOURS = env.env_int("CELLAR_EXPORT_KEEP_HOURS", 24, minimum=1, maximum=24 * 90)
+    # Bulk exports (a switch, a group, series or the whole network: collector/reader/bulk.py): the most
+    # series and rows one may hold, from the CLI, the web and the API alike (the error names the limit).
+    CELLAR_BULK_EXPORT_MAX_SERIES = env.env_int("CELLAR_BULK_EXPORT_MAX_SERIES", 100_000, minimum=1)
+    CELLAR_BULK_EXPORT_MAX_ROWS = env.env_int("CELLAR_BULK_EXPORT_MAX_ROWS", 500_000_000, minimum=1000)
     # External series (collector/external): the largest CSV the upload form takes, megabytes
     # (`manage.py import_csv` reads any size; both stop at 1,000,000 rows).
     CELLAR_EXTERNAL_UPLOAD_MAX_MB = env.env_int("CELLAR_EXTERNAL_UPLOAD_MAX_MB", 20, minimum=1, maximum=200)

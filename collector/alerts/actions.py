@@ -1,5 +1,6 @@
 """What operators do to alerts from the page or the admin: acknowledge, mute (each with an expiry),
-and the "send test" of a destination. The page app calls these; it never writes the tables."""
+retire a rule (their "delete"), and the "send test" of a destination. The page app calls these; it
+never writes the tables."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -48,6 +49,16 @@ def mute(target: State | Rule, hours: str) -> None:
 def is_muted(rule: Rule, state: State, now: datetime) -> bool:
     """The object's notifications are muted now: its own mute or its rule's is in force."""
     return machine.active_until(rule.muted_until, now) or machine.active_until(state.muted_until, now)
+
+
+def retire(rule: Rule) -> None:
+    """What deleting a rule does, on the page and in the admin: the rule stops being evaluated and
+    leaves the rules list, its name is free for a new rule; its states, transitions and notifications
+    stay (history is evidence, listed under the name the rule had at the time). It lets go of its
+    saved group, which a live rule protects from deletion: a retired one must not keep it forever."""
+    if rule.retired_at is None:
+        rule.retired_at, rule.enabled, rule.group = timezone.now(), False, None
+        rule.save(update_fields=["retired_at", "enabled", "group"])
 
 
 def send_test(destination: Destination, user) -> int:

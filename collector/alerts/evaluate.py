@@ -21,6 +21,7 @@ from django.utils import timezone
 from collector.alerts import actions, machine, notify, readings, scopes
 from collector.alerts.models import EvaluationRun, Rule, State, Transition
 from collector.alerts.readings import Observed
+from collector.core.facts import quantity
 
 log = logging.getLogger(__name__)
 MAX_OBJECTS_PER_RUN = 50_000
@@ -44,13 +45,14 @@ def _message(rule: Rule, state: State, obs: Observed, to: str, now: datetime) ->
     lines = [f"Rule: {rule.name} ({rule.get_kind_display()})", f"Object: {obs.target.label}",
              f"State: {word} at {now:%Y-%m-%d %H:%M:%S} UTC"]
     if rule.kind == "rate":
-        unit = {"pct": "% of capacity", "bps": "bits/s"}.get(rule.unit, "units/s of the counter")
         limit = obs.threshold if to != "resolved" else obs.recovery
         side = rule.comparison if to != "resolved" else ("below" if rule.comparison == "above" else "above")
-        value = "unknown" if obs.value is None else f"{obs.value:.4g}"
+        value = "unknown" if obs.value is None else quantity(obs.value, obs.unit)
         what = "the threshold" if to != "resolved" else "the recovery value"
         how = "average" if rule.mode == "avg" else "every sample"
-        lines.append(f"Value: {value} {unit}, {side} {what} {limit:g} ({how} over {rule.window_minutes} min)")
+        of = " of capacity" if obs.unit == "%" else ""
+        lines.append(f"Value: {value}{of}, {side} {what} {quantity(limit, obs.unit)} "
+                     f"({how} over {rule.window_minutes} min)")
     if obs.detail:
         lines.append(f"Detail: {obs.detail}")
     lines.append(f"Plot: {plot_link(state.series_ids, now, rule.window_minutes)}")
@@ -72,7 +74,8 @@ def record_alert_event(rule: Rule, obs: Observed, to: str, message: str, now: da
 def _transition(rule: Rule, state: State, obs: Observed, frm: str, now: datetime) -> int:
     to = state.state
     title, body = _message(rule, state, obs, to, now)
-    tr = Transition.objects.create(state=state, at=now, from_state=frm, to_state=to, value=obs.value,
+    tr = Transition.objects.create(state=state, rule=rule, rule_name=rule.name, at=now, from_state=frm, to_state=to,
+                                   value=obs.value, unit=obs.unit,
                                    threshold=obs.recovery if to == "resolved" else obs.threshold,
                                    message=title.removeprefix("[Cellar] "))
     if to not in ("firing", "resolved"):
@@ -112,7 +115,7 @@ def evaluate_rule(rule: Rule, now: datetime, limit: int) -> tuple[int, int]:
         step = machine.step(state.state, state.since, state.pending_since, obs.reading, now, hold)
         frm = state.state
         state.state, state.since, state.pending_since = step.state, step.since, step.pending_since
-        state.value, state.threshold, state.detail = obs.value, obs.threshold, obs.detail[:300]
+        state.value, state.threshold, state.unit, state.detail = obs.value, obs.threshold, obs.unit, obs.detail[:300]
         state.evaluated_at, state.label, state.series_ids = now, obs.target.label[:300], obs.series_ids
         if step.state in ("ok", "resolved") and state.ack_until is not None:
             state.acked_by, state.ack_until, state.ack_note = None, None, ""   # an ack ends with its alert
@@ -137,11 +140,11 @@ def evaluate_rule(rule: Rule, now: datetime, limit: int) -> tuple[int, int]:
         state.save()
         changes += 1
         gone = Observed(scopes.Target(state.object_kind, state.object_id, state.label), None, state.value,
-                        state.threshold, state.threshold, state.detail)
+                        state.threshold, state.threshold, state.detail, unit=state.unit)
         _transition(rule, state, gone, frm, now)
         state.save(update_fields=["notified"])
     if touched:
-        State.objects.bulk_update(touched, ["state", "since", "pending_since", "value", "threshold", "detail",
+        State.objects.bulk_update(touched, ["state", "since", "pending_since", "value", "threshold", "unit", "detail",
                                              "evaluated_at", "label", "series_ids"])
     return len(observed), changes
 
@@ -164,8 +167,8 @@ def _run(now: datetime, budget_s: float) -> dict:
     started = time.monotonic()
     objects = changes = evaluated = 0
     skipped: list[str] = []
-    rules = list(Rule.objects.filter(enabled=True).select_related("port", "vp", "vc", "switch", "host")
-                 .order_by("id"))
+    rules = list(Rule.objects.filter(enabled=True, retired_at__isnull=True)
+                 .select_related("port", "vp", "vc", "switch", "host").order_by("id"))
     for i, rule in enumerate(rules):
         if time.monotonic() - started > budget_s:
             skipped.append(f"{len(rules) - i} rules not evaluated: the run's {budget_s:.0f} s were spent")

@@ -3,11 +3,17 @@ object), its transition history, the notification outbox and the cost of each ev
 
 A rule is checked by rules.check (the one place that says what a rule may be); evaluate.py turns
 rules into states and transitions; notify.py turns transitions into outbox rows and sends them.
+
+History is evidence: a rule deleted on the page or in the admin is retired (actions.retire), never
+deleted, and transitions and notifications hold on to nothing that can cascade them away: each
+copies the names of the time (rule, destination) and loses only its link when a state, a rule
+(its switch deleted) or a destination goes.
 """
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 from collector.groups.models import Group
 from collector.inventory.models import Host, Port, Switch, VirtualChannel, VirtualPath
@@ -23,6 +29,7 @@ DIRECTIONS = [("in", "in"), ("out", "out"), ("both", "both, each on its own")]
 UNITS = [("pct", "% of capacity"), ("bps", "bits/s (octets x 8, cells x 424 on the wire)"),
          ("rate", "units/s of the counter (cells/s, octets/s, packets/s)")]
 COMPARISONS = [("above", "above"), ("below", "below")]
+RATE_UNITS = {"pct": "%", "bps": "b/s"}     # a rate rule's values as written for people (facts.rate_text)
 MODES = [("avg", "average over the window"), ("every", "every sample of the window")]
 STATES = [("ok", "ok"), ("pending", "pending"), ("firing", "firing"), ("resolved", "resolved")]
 OBJECT_KINDS = [("series", "series"), ("port", "port"), ("vp", "VP"), ("vc", "VC"), ("switch", "switch"),
@@ -48,7 +55,7 @@ class Destination(models.Model):
 
 
 class Rule(models.Model):
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(max_length=100, help_text="unique among the rules not retired")
     kind = models.CharField(max_length=16, choices=KINDS)
     enabled = models.BooleanField(default=True)
     # Scope: which objects the rule watches.
@@ -66,6 +73,9 @@ class Rule(models.Model):
     entity = models.CharField(max_length=4, choices=ENTITIES, default="port")
     # Rate rules.
     direction = models.CharField(max_length=4, choices=DIRECTIONS, default="both")
+    metric = models.CharField(max_length=32, default="traffic",
+                              help_text="traffic (cells, else octets), or a counter by name: errors, discards, "
+                                        "lost_cells, overflow_cells, crc_errors ... (a pattern's metric= wins)")
     unit = models.CharField(max_length=4, choices=UNITS, default="pct")
     comparison = models.CharField(max_length=5, choices=COMPARISONS, default="above")
     threshold = models.FloatField(null=True, blank=True)
@@ -81,13 +91,29 @@ class Rule(models.Model):
                                    related_name="+")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
+    retired_at = models.DateTimeField(null=True, blank=True, help_text="deleted: no longer evaluated nor listed "
+                                      "among the rules; its history is kept")
 
     class Meta:
         db_table = "alerts_rule"
         ordering = ["name"]
+        # A retired rule keeps its name in its history; a new rule may take the name again.
+        constraints = [models.UniqueConstraint(fields=["name"], condition=Q(retired_at__isnull=True),
+                                               name="alerts_rule_name_unique")]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def value_unit(self) -> str:
+        """The unit of its threshold and recovery value (a rate rule's), for the pages."""
+        return rate_unit(self.unit)
+
+
+def rate_unit(rule_unit: str, counter: str = "") -> str:
+    """What a rate rule's values are in: %, b/s, or the counter's own unit per second (cells/s; a
+    rule over several counters: "/s")."""
+    return RATE_UNITS.get(rule_unit, f"{counter}/s")
 
 
 class Override(models.Model):
@@ -116,6 +142,7 @@ class State(models.Model):
     pending_since = models.DateTimeField(null=True, blank=True)
     value = models.FloatField(null=True, blank=True)
     threshold = models.FloatField(null=True, blank=True)
+    unit = models.CharField(max_length=20, blank=True, default="", help_text="of value and threshold (b/s, %, s ...)")
     detail = models.CharField(max_length=300, blank=True, default="")
     evaluated_at = models.DateTimeField()
     notified = models.BooleanField(default=False, help_text="its firing was notified: its resolution is too")
@@ -133,13 +160,17 @@ class State(models.Model):
 
 
 class Transition(models.Model):
-    """History: every change of a state (resolved -> ok is not recorded: it changes nothing)."""
-    state = models.ForeignKey(State, on_delete=models.CASCADE, related_name="transitions")
+    """History: every change of a state (resolved -> ok is not recorded: it changes nothing), with the
+    rule's name at the time; it outlives its state and its rule."""
+    state = models.ForeignKey(State, null=True, blank=True, on_delete=models.SET_NULL, related_name="transitions")
+    rule = models.ForeignKey(Rule, null=True, blank=True, on_delete=models.SET_NULL, related_name="transitions")
+    rule_name = models.CharField(max_length=100)
     at = models.DateTimeField(db_index=True)
     from_state = models.CharField(max_length=8, choices=STATES)
     to_state = models.CharField(max_length=8, choices=STATES)
     value = models.FloatField(null=True, blank=True)
     threshold = models.FloatField(null=True, blank=True)
+    unit = models.CharField(max_length=20, blank=True, default="", help_text="of value and threshold at the time")
     message = models.TextField()
 
     class Meta:
@@ -149,12 +180,15 @@ class Transition(models.Model):
 
 class Notification(models.Model):
     """The outbox: one message to one destination, sent by cellar.send_notification, retried with
-    exponential backoff until MAX_ATTEMPTS (notify.py)."""
+    exponential backoff until MAX_ATTEMPTS (notify.py). Kept when its destination is deleted (with the
+    destination's name at the time; a row still due then fails, saying why)."""
     STATUSES = [("queued", "queued"), ("retrying", "retrying"), ("sent", "sent"), ("failed", "failed"),
                 ("muted", "muted")]
-    transition = models.ForeignKey(Transition, null=True, blank=True, on_delete=models.CASCADE,
+    transition = models.ForeignKey(Transition, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="notifications")
-    destination = models.ForeignKey(Destination, on_delete=models.CASCADE, related_name="notifications")
+    destination = models.ForeignKey(Destination, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="notifications")
+    destination_name = models.CharField(max_length=100)
     kind = models.CharField(max_length=8)          # firing | resolved | test
     title = models.CharField(max_length=300)
     body = models.TextField()

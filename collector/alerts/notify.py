@@ -22,10 +22,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from collector.alerts.models import Destination, Notification, Transition
+from collector.poller.celery_app import NOTIFY_QUEUE
 
 log = logging.getLogger(__name__)
-QUEUE = "notify"
-TASK = "cellar.send_notification"
 BACKOFF_S = 10.0
 BACKOFF_MAX_S = 900.0
 MAX_ATTEMPTS = 8            # about 40 minutes of retries
@@ -68,7 +67,7 @@ def enqueue(transition: Transition, destinations: list[Destination], kind: str, 
     for dest in destinations:
         row, created = Notification.objects.get_or_create(
             transition=transition, destination=dest,
-            defaults={"kind": kind, "title": title, "body": body, "next_try_at": now})
+            defaults={"kind": kind, "title": title, "body": body, "next_try_at": now, "destination_name": dest.name})
         if created:
             ids.append(row.id)
     transaction.on_commit(lambda: dispatch(ids))
@@ -78,7 +77,7 @@ def enqueue(transition: Transition, destinations: list[Destination], kind: str, 
 def enqueue_test(destination: Destination, user_name: str) -> int:
     """The "send test" button: one message to one destination, through the same outbox."""
     row = Notification.objects.create(
-        destination=destination, kind="test", next_try_at=timezone.now(),
+        destination=destination, destination_name=destination.name, kind="test", next_try_at=timezone.now(),
         title=f"[Cellar] test notification to {destination.name}",
         body=f"A test of the destination {destination.name}, sent by {user_name} from "
              f"{settings.CELLAR_SITE_URL}/alerts/.")
@@ -87,12 +86,12 @@ def enqueue_test(destination: Destination, user_name: str) -> int:
 
 
 def dispatch(ids: list[int]) -> None:
-    """Hand rows to the notify queue (by name: the collector never imports the worker's tasks)."""
-    from collector.poller.celery_app import app
+    """Hand rows to the notify queue."""
+    from collector.alerts.tasks import send_notification  # the tasks module imports this one
 
     for nid in ids:
         try:
-            app.send_task(TASK, (nid,), queue=QUEUE)
+            send_notification.apply_async((nid,), queue=NOTIFY_QUEUE)
         except Exception as exc:      # broker away: the row stays due; the next evaluation sends it
             log.warning("notification %s not queued (%s): the next evaluation retries", nid, exc.__class__.__name__)
             return
@@ -109,31 +108,40 @@ def dispatch_due(now: datetime | None = None, limit: int = 200) -> int:
 
 
 def deliver(url: str, title: str, body: str) -> tuple[bool, str]:
-    """One attempt through apprise: (ok, what went wrong)."""
-    with apprise.LogCapture(level=logging.WARNING) as output:
-        notifier = apprise.Apprise()
-        if not notifier.add(url):
-            return False, "the URL does not parse"
-        ok = notifier.notify(body=body, title=title, body_format=apprise.NotifyFormat.TEXT)
-    errors = " ".join(line.split(" - ", 2)[-1] for line in output.getvalue().splitlines() if line)
-    return bool(ok), errors[:1000] or ("" if ok else "the destination refused the message")
+    """One attempt through apprise: (ok, what went wrong).
+
+    The worker sends on a thread pool, so the errors are read from this call's own result (apprise
+    keeps each call's log entries apart, across its worker threads too), never from a handler on
+    the shared "apprise" logger: that one hears every thread's messages, and two deliveries failing
+    at the same moment would record each other's errors."""
+    notifier = apprise.Apprise()
+    if not notifier.add(url):
+        return False, "the URL does not parse"
+    with notifier.notify(body=body, title=title, body_format=apprise.NotifyFormat.TEXT,
+                         log_level=logging.WARNING) as result:
+        ok = bool(result)
+        errors = " ".join(entry.message for entry in result.logs())
+    return ok, errors[:1000] or ("" if ok else "the destination refused the message")
 
 
 def send(notification_id: int) -> str:
     """Deliver one outbox row now if it is due; idempotent (a row is sent at most once)."""
     with transaction.atomic():
-        row = (Notification.objects.select_for_update(skip_locked=True).select_related("destination")
-               .filter(pk=notification_id).first())
-        if row is None:
+        row = Notification.objects.select_for_update(skip_locked=True).filter(pk=notification_id).first()
+        # The destination row is locked too (its last error is written below): a message to a
+        # destination that another task is sending to waits for the next evaluation.
+        dest = (Destination.objects.select_for_update(skip_locked=True).filter(pk=row.destination_id).first()
+                if row is not None and row.destination_id else None)
+        if row is None or (row.destination_id and dest is None):
             return "busy or gone"
         if row.status not in ("queued", "retrying"):
             return row.status
         now = timezone.now()
         if row.next_try_at > now:
             return "not due"
-        dest = row.destination
-        if not dest.enabled:
-            row.status, row.last_error = "failed", "the destination is disabled"
+        if dest is None or not dest.enabled:
+            why = "deleted" if dest is None else "disabled"
+            row.status, row.last_error = "failed", f"the destination {row.destination_name} is {why}"
             row.save(update_fields=["status", "last_error"])
             return "failed"
         ok, error = deliver(str(dest.url), row.title, row.body)

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
+import numpy as np
 from django.db import connection
 
 from collector.alerts import machine, scopes
-from collector.alerts.models import Override, Rule
+from collector.alerts.models import Override, Rule, rate_unit
+from collector.archive import settled_read
 from collector.archive.rollup import drawn_sql
-from collector.core.facts import Flag, bits_per_unit
+from collector.core.facts import Flag, bits_per_unit, quantity
 from collector.groups.resolve import MemberSeries
 from collector.poller.models import SwitchHealth
 
+# Rate windows read raw rows after now - RAW_MAX_MINUTES or the 1-minute watermark, both past settle.horizon.
 RAW_MAX_MINUTES = 60
 LATEST_LOOKBACK = timedelta(minutes=10)     # the latest sample older than this is no reading
 DISCONTINUITY = int(Flag.REBOOT | Flag.RESET | Flag.WIDTH)
@@ -36,6 +40,7 @@ class Observed:
     recovery: float | None = None
     detail: str = ""
     series_ids: list[int] = field(default_factory=list)
+    unit: str = ""              # of value and threshold, for people: b/s, %, cells/s, s, failed checks, polls
 
 
 def _raw_sql(window: bool) -> str:
@@ -78,7 +83,7 @@ def _windows(members: list[MemberSeries], now: datetime, minutes: int) -> dict[i
             mark = max(wlo, min(row[0], now)) if row else wlo
             cur.execute(TIER_SQL, {"ids": ids, "wlo": wlo, "mark": mark})
             tier = {r[0]: r[1:] for r in cur.fetchall()}
-    params = {"ids": ids, "switches": switches, "now": now, "wlo": mark,
+    params: dict[str, Any] = {"ids": ids, "switches": switches, "now": now, "wlo": mark,
               "lo": min(mark, now - LATEST_LOOKBACK)}
     with connection.cursor() as cur:
         cur.execute(_raw_sql(True), params)
@@ -123,7 +128,8 @@ def rates(rule: Rule, now: datetime, limit: int) -> list[Observed]:
                 break
         assert threshold is not None
         recovery = threshold if recovery is None else recovery
-        obs = Observed(target, None, threshold=threshold, recovery=recovery, series_ids=[m.id])
+        obs = Observed(target, None, threshold=threshold, recovery=recovery, series_ids=[m.id],
+                       unit=rate_unit(rule.unit, m.unit))
         out.append(obs)
         w = windows.get(m.id)
         scale = 1.0
@@ -154,10 +160,9 @@ def rates(rule: Rule, now: datetime, limit: int) -> list[Observed]:
             window = machine.Window(latest, sum_d * 1000 / sum_ms * scale, low * scale, high * scale, complete)
         obs.reading = machine.rate_reading(window, above=above, every=every, threshold=threshold, recovery=recovery)
         obs.value = window.average if rule.window_minutes else latest
-        unit = "%" if pct else " bits/s" if bps else f" {m.unit}/s"
         obs.detail = (f"{'average' if not every else 'samples'} over {rule.window_minutes} min: "
-                      f"{window.average:.4g}{unit}" + ("" if window.complete else " (window not yet full)")
-                      if rule.window_minutes else f"latest {latest:.4g}{unit}")
+                      f"{quantity(window.average, obs.unit)}" + ("" if window.complete else " (window not yet full)")
+                      if rule.window_minutes else f"latest {quantity(latest, obs.unit)}")
     return out
 
 
@@ -207,7 +212,8 @@ def not_polled(rule: Rule, now: datetime, limit: int) -> list[Observed]:
                   else f"last successful poll {age:.0f} s ago")
         if h and h.last_error:
             detail += f"; last error: {h.last_error[:120]}"
-        out.append(Observed(t, machine.condition_reading(late), value=age, threshold=limit_s, detail=detail))
+        out.append(Observed(t, machine.condition_reading(late), value=age, threshold=limit_s, detail=detail,
+                            unit="s"))
     return out
 
 
@@ -227,7 +233,7 @@ SELECT host_id, count(*), count(*) FILTER (WHERE NOT reachable)
         checks, failed = counts.get(t.id, (0, 0))
         holds = None if checks < rule.count and failed == checks else failed >= rule.count
         out.append(Observed(t, machine.condition_reading(holds), value=failed, threshold=rule.count,
-                            detail=f"{failed} of the last {checks} checks failed"))
+                            detail=f"{failed} of the last {checks} checks failed", unit="failed checks"))
     return out
 
 
@@ -243,10 +249,24 @@ SELECT s.switch_id, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM unnest(s.flags)
   FROM traffic_sample s WHERE s.switch_id = ANY(%s) AND s.time > %s AND s.time <= %s GROUP BY s.switch_id""",
                     [[t.id for t in targets], lo, now])
         found = {r[0]: (r[1], r[2]) for r in cur.fetchall()}
+        cur.execute("SELECT id, switch_id FROM traffic_series WHERE switch_id = ANY(%s)", [[t.id for t in targets]])
+        owners = cur.fetchall()
+    # A window of a day (rules.MAX_WINDOW_MINUTES) reaches settled days when CELLAR_SETTLE_AFTER_HOURS is shorter.
+    for piece in settled_read.pieces_for(owners, lo, now):
+        got = settled_read.read(piece.switch_id, piece.series_ids, lo, now)
+        inside = got.time_us > settled_read.to_us(lo)
+        if not inside.any():
+            continue
+        hit = np.zeros(len(got), bool)
+        for c in got.columns.values():
+            hit |= c.present & ((c.flags & DISCONTINUITY) != 0)
+        n, last = found.get(piece.switch_id, (0, None))
+        newest = settled_read.from_us(int(got.time_us[inside].max()))
+        found[piece.switch_id] = (n + int((hit & inside).sum()), newest if last is None else max(last, newest))
     out = []
     for t in targets:
         n, last = found.get(t.id, (None, None))
-        out.append(Observed(t, machine.condition_reading(None if n is None else n > 0), value=n,
+        out.append(Observed(t, machine.condition_reading(None if n is None else n > 0), value=n, unit="polls",
                             detail="no sample in the window" if n is None else f"{n} polls with a new counter epoch "
                             "(reboot, reset or width change)"))
     return out

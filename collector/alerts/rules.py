@@ -23,7 +23,7 @@ SCOPES_OF = {"rate": ("object", "switch", "poller_group", "group", "pattern", "a
              "discontinuity": ("object", "switch", "poller_group", "pattern", "all"),
              "unreachable": ("object", "pattern", "all")}
 FIELDS = ("name", "kind", "scope", "object", "switch", "poller_group", "group", "pattern", "entity", "direction",
-          "unit", "comparison", "threshold", "recovery", "mode", "window_minutes", "count")
+          "metric", "unit", "comparison", "threshold", "recovery", "mode", "window_minutes", "count")
 
 
 class AlertError(ValueError):
@@ -71,7 +71,9 @@ def resolve_object(kind: str, ref: str) -> tuple[str, object]:
     if what not in allowed:
         raise AlertError(f"a {kind} rule watches {' or '.join(allowed)} objects, not {what!r} "
                          f"(give {', '.join(a + ':ID' for a in allowed)})")
-    model = {"port": Port, "vp": VirtualPath, "vc": VirtualChannel, "switch": Switch, "host": Host}[what]
+    models: dict[str, type[Port | VirtualPath | VirtualChannel | Switch | Host]] = {
+        "port": Port, "vp": VirtualPath, "vc": VirtualChannel, "switch": Switch, "host": Host}
+    model = models[what]
     found = (model.objects.filter(pk=int(ident)).first() if ident.isdigit()
              else model.objects.filter(name=ident).first() if what in ("switch", "host") else None)
     if found is None:
@@ -85,7 +87,7 @@ def check(form: dict, rule: Rule | None = None) -> Rule:
     name = (form.get("name") or "").strip()
     if not name or len(name) > 100:
         raise AlertError("a rule needs a name of 1 to 100 characters")
-    if Rule.objects.filter(name=name).exclude(pk=rule.pk).exists():
+    if Rule.objects.filter(name=name, retired_at__isnull=True).exclude(pk=rule.pk).exists():
         raise AlertError(f"a rule named {name!r} exists already")
     rule.name = name
     kind = rule.kind = _choice(form, "kind", KINDS, "")
@@ -130,7 +132,13 @@ def check(form: dict, rule: Rule | None = None) -> Rule:
             except group_rules.RuleError as exc:
                 raise AlertError(f"pattern: {exc}") from None
     rule.direction = _choice(form, "direction", DIRECTIONS, "both")
+    rule.metric = (form.get("metric") or "traffic").strip().lower()
+    if not group_rules.METRIC.match(rule.metric):
+        raise AlertError(f"metric {rule.metric!r}: traffic, or a counter's name such as errors, discards, lost_cells")
     rule.unit = _choice(form, "unit", UNITS, "pct")
+    if kind == "rate" and rule.unit == "pct" and rule.metric != "traffic":
+        raise AlertError(f"% of capacity is a share of the traffic a port can carry; {rule.metric} is not traffic: "
+                         f"give its rate (units/s of the counter) or bits/s")
     rule.comparison = _choice(form, "comparison", COMPARISONS, "above")
     rule.mode = _choice(form, "mode", MODES, "avg")
     rule.window_minutes = _whole(form, "window_minutes", 5, 0, MAX_WINDOW_MINUTES)
@@ -192,7 +200,10 @@ def save_destination(name: str, url: str, destination: Destination | None = None
     name = (name or "").strip()
     if not name or len(name) > 100:
         raise AlertError("a destination needs a name of 1 to 100 characters")
-    if Destination.objects.filter(name=name).exclude(pk=getattr(destination, "pk", None)).exists():
+    others = Destination.objects.filter(name=name)
+    if destination is not None:
+        others = others.exclude(pk=destination.pk)
+    if others.exists():
         raise AlertError(f"a destination named {name!r} exists already")
     url = (url or "").strip()
     if not url and destination is not None:

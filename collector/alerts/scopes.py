@@ -3,8 +3,10 @@
 
 Series come from collector.groups.resolve.resolve, THE way a group becomes series: a saved group
 as it is, a name pattern as an unsaved group of one rule line, and one object, a switch, a poller
-group or everything as an unsaved group of the matching traffic series (cells, else octets: the
-groups' TRAFFIC_SQL), so every scope means the same series as the plots and the talkers do.
+group or everything as an unsaved group of the matching series of the rule's metric (traffic:
+cells, else octets, the groups' TRAFFIC_SQL; or a counter by name, such as errors or lost_cells),
+so every scope means the same series as the plots and the talkers do. A saved group keeps the
+metrics its own rules name.
 At most `limit` objects per rule (ScopeTooLarge names it).
 """
 from __future__ import annotations
@@ -39,8 +41,21 @@ class Target:
     host_id: int | None = None
 
 
+def pattern_line(rule: Rule) -> str:
+    """The rule's name pattern as a group rule line: its own metric= wins, else the rule's metric."""
+    if rule.metric == "traffic" or "metric=" in rule.pattern.lower():
+        return rule.pattern
+    return f"{rule.pattern} metric={rule.metric}"
+
+
 def _series_ids(rule: Rule, limit: int) -> list[int]:
-    conds, params = ["s.kind = 'counter'", "s.gone_at IS NULL", group_rules.TRAFFIC_SQL], []
+    conds = ["s.kind = 'counter'", "s.gone_at IS NULL"]
+    params: list[int | str | None] = []
+    if rule.metric == "traffic":
+        conds.append(group_rules.TRAFFIC_SQL)
+    else:
+        conds.append("s.metric = %s")
+        params.append(rule.metric)
     if rule.scope == "object":
         column = "vc_id" if rule.vc_id else "vp_id" if rule.vp_id else "port_id"
         conds.append(f"s.{column} = %s")
@@ -70,9 +85,11 @@ def series(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[MemberSeries]:
     """The traffic series a rate rule watches (each direction is its own object)."""
     try:
         if rule.scope == "group":
+            if rule.group_id is None:
+                raise ScopeError(f"rule {rule.name!r} watches a group but names none")
             members = resolve(rule.group_id, limit=limit * 2, allow_empty=True)
         elif rule.scope == "pattern":
-            members = resolve(Spec(rule.name, rules=(rule.pattern,)), limit=limit * 2, allow_empty=True)
+            members = resolve(Spec(rule.name, rules=(pattern_line(rule),)), limit=limit * 2, allow_empty=True)
         else:
             ids = _series_ids(rule, limit)
             if len(ids) > limit:
@@ -98,13 +115,13 @@ def _entities(rule: Rule) -> list[str]:
 def status_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target]:
     """The ports, VPs and VCs a status rule watches (present ones: gone objects are not down)."""
     if rule.scope == "object":
-        if rule.port_id:
-            p = rule.port
+        p, vp, vc = rule.port, rule.vp, rule.vc
+        if p is not None:
             return [Target("port", p.id, str(p), p.switch_id, p.id)]
-        if rule.vp_id:
-            vp = rule.vp
+        if vp is not None:
             return [Target("vp", vp.id, str(vp), vp.switch_id, vp.port_id, vp.id)]
-        vc = rule.vc
+        if vc is None:
+            raise ScopeError(f"rule {rule.name!r} watches one object but names no port, VP or VC")
         return [Target("vc", vc.id, str(vc), vc.switch_id, vc.port_id, None, vc.id)]
     wanted: dict[str, set[int]] | None = None
     if rule.scope in ("group", "pattern"):
@@ -142,6 +159,8 @@ def matches(pattern: str, name: str) -> bool:
 def switch_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target]:
     qs = Switch.objects.filter(enabled=True)
     if rule.scope in ("object", "switch"):
+        if rule.switch_id is None:
+            return []                   # names no switch: watches none
         qs = qs.filter(pk=rule.switch_id)
     elif rule.scope == "poller_group":
         qs = qs.filter(poller_group=rule.poller_group)
@@ -155,6 +174,8 @@ def switch_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target
 def host_targets(rule: Rule, limit: int = MAX_OBJECTS_PER_RULE) -> list[Target]:
     qs = Host.objects.filter(enabled=True)
     if rule.scope == "object":
+        if rule.host_id is None:
+            return []                   # names no host: watches none
         qs = qs.filter(pk=rule.host_id)
     found = [Target("host", h.id, h.name, host_id=h.id) for h in qs.only("id", "name")
              if rule.scope != "pattern" or matches(rule.pattern, h.name)]

@@ -1,5 +1,5 @@
-"""The alerts' thin tasks (registered by the worker through celery_app's include list; beat sends
-cellar.evaluate_alerts from collector/poller/schedule.py)."""
+"""The alerts' thin tasks (found by the worker's autodiscovery; beat sends cellar.evaluate_alerts from
+collector/poller/schedule.py)."""
 from __future__ import annotations
 
 from collector.poller.celery_app import app

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from django.conf import settings
@@ -74,7 +75,7 @@ class Target:
         return {k: v for k, v in env.items() if v}
 
     def connect(self, dbname: str | None = None, autocommit: bool = True) -> psycopg.Connection:
-        kwargs = {"host": self.host, "port": self.port, "user": self.user, "password": self.password,
+        kwargs: dict[str, Any] = {"host": self.host, "port": self.port, "user": self.user, "password": self.password,
                   "dbname": dbname or self.dbname, "connect_timeout": 10, "application_name": "cellar-backup"}
         if self.sslmode:
             kwargs["sslmode"] = self.sslmode
@@ -142,24 +143,32 @@ def heads_of(applied: list[str]) -> dict[str, str]:
     return heads
 
 
+def one_row(cur: psycopg.Cursor) -> tuple[Any, ...]:
+    """The row of a statement that always answers one (SHOW, count(*), a function's value)."""
+    row = cur.fetchone()
+    if row is None:
+        raise BackupError("the database answered no row to a statement that always answers one")
+    return row
+
+
 def describe(cur: psycopg.Cursor) -> tuple[str, str, list[str], dict[str, int]]:
     """PostgreSQL and TimescaleDB versions, applied migrations and exact row counts, as `cur` sees them."""
     cur.execute("SHOW server_version")
-    pg_version = cur.fetchone()[0]
+    pg_version = one_row(cur)[0]
     cur.execute("SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'")
     row = cur.fetchone()
     if row is None:
         raise BackupError("this database has no timescaledb extension: not a Cellar database")
     cur.execute("SELECT to_regclass('public.django_migrations') IS NOT NULL")
     applied: list[str] = []
-    if cur.fetchone()[0]:
+    if one_row(cur)[0]:
         cur.execute("SELECT app || '.' || name FROM django_migrations ORDER BY app, name")
         applied = [r[0] for r in cur.fetchall()]
     cur.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
     counts: dict[str, int] = {}
     for (table,) in cur.fetchall():
         cur.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(table)))
-        counts[table] = cur.fetchone()[0]
+        counts[table] = one_row(cur)[0]
     return pg_version, row[0], applied, counts
 
 
@@ -178,7 +187,7 @@ def backup(destination: Path, say: Say = print, alias: str = "default") -> tuple
     with target.connect(autocommit=False) as conn, conn.cursor() as cur:
         cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         cur.execute("SELECT pg_export_snapshot()")
-        snapshot = cur.fetchone()[0]
+        snapshot = one_row(cur)[0]
         pg_version, ts_version, applied, counts = describe(cur)
         say(f"dumping database {target.dbname!r} (TimescaleDB {ts_version}, "
             f"{counts.get('traffic_sample', 0):,} samples) to {destination}")

@@ -29,11 +29,15 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
+import numpy as np
 from django.db import connection
 
+from collector.archive import settled_read
 from collector.archive.models import Series
 from collector.archive.rollup import drawn_sql
+from collector.core.facts import NOT_DRAWN
 from collector.inventory.linkinfer import EvidenceRec
 from collector.inventory.models import CrossConnect, Port, VirtualChannel, VirtualPath
 
@@ -81,24 +85,46 @@ def _endpoint_series() -> tuple[dict, dict]:
 
 
 def _rates(series_ids: list[int], switch_ids: list[int], start: float, end: float) -> dict[int, dict[int, float]]:
-    """series id -> {bucket: cells/s} from the raw samples of the window."""
+    """series id -> {bucket: cells/s} from the raw samples of the window (rows and settled days:
+    `infer_links --window` may reach past CELLAR_SETTLE_AFTER_HOURS)."""
     if not series_ids:
         return {}
     width = (end - start) / BUCKETS
+    sums: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
     with connection.cursor() as cur:
         cur.execute(f"""
-            SELECT u.sid, floor((extract(epoch FROM s.time) - %s) / %s)::int AS b,
-                   sum(u.d)::float8, sum(s.interval_ms)::float8
+            SELECT u.sid, floor((extract(epoch FROM s.time) - %s) / %s)::int AS b, sum(u.d), sum(s.interval_ms)
             FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id
             CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f)
             WHERE s.switch_id = ANY(%s) AND s.time >= to_timestamp(%s) AND s.time < to_timestamp(%s)
               AND u.sid = ANY(%s) AND {drawn_sql('u.d', 'u.f', 's.interval_ms')}
             GROUP BY 1, 2""", [start, width, switch_ids, start, end, series_ids])
-        out: dict[int, dict[int, float]] = defaultdict(dict)
         for sid, bucket, cells, ms in cur.fetchall():
-            if ms and 0 <= bucket < BUCKETS:
-                out[sid][bucket] = cells / (ms / 1000.0)
+            sums[sid, bucket][0] += int(cells)
+            sums[sid, bucket][1] += int(ms)
+        owners = Series.objects.filter(id__in=series_ids).values_list("id", "switch_id")
+        lo, hi = datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC)
+        for piece in settled_read.pieces_for(list(owners), lo, hi):
+            _add_settled(sums, piece, lo, hi, start, width)
+    out: dict[int, dict[int, float]] = defaultdict(dict)
+    for (sid, bucket), (cells, ms) in sums.items():
+        if ms and 0 <= bucket < BUCKETS:
+            out[sid][bucket] = cells / (ms / 1000.0)
     return out
+
+
+def _add_settled(sums: dict, piece: settled_read.Piece, lo: datetime, hi: datetime, start: float, width: float) -> None:
+    """A switch's settled polls in [lo, hi) into the sums, by the statement's rule and buckets."""
+    got = settled_read.read(piece.switch_id, piece.series_ids, lo, hi)
+    inside = got.time_us < settled_read.to_us(hi)
+    buckets = np.floor((got.time_us / 1e6 - start) / width).astype(np.int64)
+    for sid in piece.series_ids:
+        c = got.columns[sid]
+        drawn = (c.present & inside & ~c.delta_null & ((c.flags & int(NOT_DRAWN)) == 0) & ~got.interval_null
+                 & (got.interval_ms > 0))
+        for b, d, ms in zip(buckets[drawn].tolist(), c.delta[drawn].tolist(), got.interval_ms[drawn].tolist()):
+            sums[sid, b][0] += d
+            sums[sid, b][1] += ms
 
 
 def matches(a: dict[int, float], b: dict[int, float]) -> bool | None:

@@ -4,7 +4,7 @@
 query reads them, in chunks of ~64 KiB: nothing is held in memory however many rows there are,
 and a client that goes away cancels the query. `iso_sql` and `flags_sql` spell a time and a
 flag word in SQL the way the rest of Cellar spells them (collector/core/isotime.py, facts.py).
-Which query to run is the caller's (webapp/traffic/csvexport.py).
+Which query to run is the caller's (collector/reader/csvrows.py).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from django.db import connection, transaction
 
+from collector.archive import settled_read
 from collector.core.facts import ALL_FLAGS, FLAGS
 
 EXPORT_TIMEOUT_MS = 3_600_000     # one COPY statement streams the whole export
@@ -51,10 +52,15 @@ def header_line(columns: Sequence[str]) -> bytes:
 def stream_copy(sql: str, params: dict, *, prepare_plan: bool = True,
                 timeout_ms: int = EXPORT_TIMEOUT_MS) -> Iterator[bytes]:
     """The CSV rows of `sql` as PostgreSQL writes them, in chunks of ~64 KiB, under a statement
-    timeout of timeout_ms (a web request passes its own, shorter one: webapp/budget.py);
+    timeout of timeout_ms (a web request passes its own, shorter one: collector/reader/timelimits.py);
     with prepare_plan, plans that stream rows in time order."""
+    params = dict(params)
+    pieces = [p for k in [k for k in params if k.endswith(settled_read.PIECES_PARAM)]
+              for p in settled_read.decode_pieces(params.pop(k))]
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(int(timeout_ms))])
+        if pieces:
+            settled_read.stage(cur, pieces)
         if prepare_plan:
             streaming_plan(cur)
         try:

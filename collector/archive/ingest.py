@@ -15,7 +15,7 @@ from datetime import datetime
 
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
-from collector.archive import spool, writer
+from collector.archive import settle, spool, writer
 from collector.archive.models import Layout, Series
 from collector.archive.series_links import Entities
 from collector.core.counters import CounterSpec
@@ -265,6 +265,7 @@ def ingest(result: PollResult, switch: Switch | None = None) -> int:
         switch = Switch.objects.get(pk=result.switch_id)
     profile_name = switch.effective_profile
     plan = resolve_plan(switch, profile_name, result)
+    settle.reopen_for({switch.id: writer.to_datetime(result.at)})     # a late poll of a settled day
     prev = previous_row(switch.id, result.at)
     row = plan.build(result, prev, float(switch.poll_interval_s))
     cat = catalog_of(switch.id)
@@ -350,6 +351,7 @@ def ingest_batch(polls: list[tuple[PollResult, Switch]]) -> dict[int, str]:
         return out
     try:
         refresh_catalogs([switch.id for _, switch in batch])
+        settle.reopen_for({switch.id: writer.to_datetime(result.at) for result, switch in batch})
         prevs = previous_rows({switch.id: result.at for result, switch in batch})
         rows: list[tuple[PollResult, Switch, RowPlan, SampleRow]] = []
         for result, switch in batch:

@@ -51,6 +51,14 @@ class Series(models.Model):
     def __str__(self) -> str:
         return f"{self.switch.name} {self.object_name}.{self.index}"
 
+    def vpi_vci(self) -> tuple[int | None, int | None]:
+        """(VPI, VCI) of a VC's series, (VPI, None) of a VP's, (None, None) of a port's or the switch's."""
+        if self.vc is not None:
+            return self.vc.vpi, self.vc.vci
+        if self.vp is not None:
+            return self.vp.vpi, None
+        return None, None
+
 
 class Layout(models.Model):
     """The order of series in the arrays of a sample row; a new one when the set changes."""
@@ -143,6 +151,19 @@ class Rollup1d(RollupBucket):
         db_table = "traffic_rollup_1d"
 
 
+class SeriesTotal(models.Model):
+    """Per counter series, the sum of its 1-day buckets before the 1-day watermark: the part of a total
+    since the first reading that no longer changes (but for late samples), kept by the rollup
+    (collector/archive/rollup.py carry_1d) in the transaction that writes those buckets, so that a
+    total reads one row here instead of a row per day (collector/reader/cumulative.py). The 1-day
+    tier's retention (CELLAR_RETENTION_1D_DAYS) drops buckets, never what is carried here."""
+    series_id = models.IntegerField(primary_key=True)
+    total = models.DecimalField(max_digits=40, decimal_places=0)
+
+    class Meta:
+        db_table = "traffic_series_total"
+
+
 class RollupWatermark(models.Model):
     """Every bucket of `tier` before done_until is final."""
     tier = models.CharField(max_length=8, primary_key=True)
@@ -172,3 +193,30 @@ class RollupRecomputedDay(models.Model):
 
     class Meta:
         db_table = "traffic_rollup_recomputed_day"
+
+
+class SettledPoll(models.Model):
+    """A switch's polls of a UTC day once settled: the spine block (collector/core/settled.py) of its
+    rows, moved out of traffic_sample by collector/archive/settle.py (hypertable, migration 0006)."""
+    pk = models.CompositePrimaryKey("switch_id", "lo")
+    switch_id = models.IntegerField()
+    lo = models.DateTimeField(help_text="the UTC day settled: [lo, lo + 1 day)")
+    first_time = models.DateTimeField()
+    last_time = models.DateTimeField()
+    polls = models.IntegerField()
+    block = models.BinaryField()
+
+    class Meta:
+        db_table = "traffic_settled_poll"
+
+
+class SettledSeries(models.Model):
+    """One series' column block of a settled switch-day (its raw values, deltas and flags)."""
+    pk = models.CompositePrimaryKey("switch_id", "lo", "series_id")
+    switch_id = models.IntegerField()
+    lo = models.DateTimeField()
+    series_id = models.IntegerField()
+    block = models.BinaryField()
+
+    class Meta:
+        db_table = "traffic_settled_series"

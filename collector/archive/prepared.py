@@ -13,7 +13,7 @@ round trip (a round trip is 0.05-0.7 ms here, by load: docs/benchmarks.md, 3a). 
 a `Send`: it executes on the cursor it is given and returns how to read its result once the
 pipeline has synced.
 
-`statement_timeout(ms)`: a web endpoint's limit (webapp/budget.py) for the statements sent here.
+`statement_timeout(ms)`: a web endpoint's limit (collector/reader/timelimits.py) for the statements sent here.
 Outside a transaction, `SET LOCAL statement_timeout` goes first in the same pipeline: in the
 extended protocol everything up to the pipeline's Sync is one implicit transaction, so the limit
 holds for these statements and ends with them, with no BEGIN and COMMIT round trips (a one-port
@@ -39,7 +39,7 @@ _TIMEOUT_MS: ContextVar[int | None] = ContextVar("cellar_statement_timeout_ms", 
 @contextmanager
 def statement_timeout(ms: int) -> Iterator[None]:
     """In this block, read_one and together send their statements under a statement timeout of
-    `ms` when no transaction is open (in one, its owner has set the limit: webapp/budget.py)."""
+    `ms` when no transaction is open (in one, its owner has set the limit: collector/reader/timelimits.py)."""
     token = _TIMEOUT_MS.set(int(ms))
     try:
         yield

@@ -29,6 +29,7 @@ from collector.archive.backup import (
     describe,
     first_line,
     manifest_path,
+    one_row,
     run_tool,
     sha256_of,
     split_warnings,
@@ -143,10 +144,10 @@ def _check_extension(admin, version: str) -> None:
 
 def _contents(target: Target) -> tuple[int, int]:
     with target.connect() as conn:
-        (tables,) = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone()
+        (tables,) = one_row(conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"))
         samples = 0
-        if conn.execute("SELECT to_regclass('public.traffic_sample') IS NOT NULL").fetchone()[0]:
-            samples = conn.execute("SELECT count(*) FROM traffic_sample").fetchone()[0]
+        if one_row(conn.execute("SELECT to_regclass('public.traffic_sample') IS NOT NULL"))[0]:
+            samples = one_row(conn.execute("SELECT count(*) FROM traffic_sample"))[0]
     return tables, samples
 
 
@@ -169,11 +170,22 @@ def _drop(admin, dbname: str) -> None:
     admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(dbname)))
 
 
+# The dump grants schema grafana's views to the role cellar_grafana (migration archive/0007). A role belongs to the
+# cluster, not to the database: a cluster that never had it (a restore onto a new server) gets it here, NOLOGIN,
+# or pg_restore fails on those GRANTs; `manage.py grafana_role` then gives it its login and settings.
+_GRAFANA_ROLE = """DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cellar_grafana') THEN
+        CREATE ROLE cellar_grafana NOLOGIN;
+    END IF;
+END $$"""
+
+
 def _pg_restore(p: Plan, say: Say) -> None:
     target, version = p.target, p.manifest.timescaledb_version
     with target.connect() as conn:
+        conn.execute(_GRAFANA_ROLE)
         conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS timescaledb VERSION {}").format(sql.Literal(version)))
-        (have,) = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'").fetchone()
+        (have,) = one_row(conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'timescaledb'"))
         if have != version:
             raise BackupError(f"database {target.dbname!r} has TimescaleDB {have}, the dump {version}")
         conn.execute("SELECT timescaledb_pre_restore()")

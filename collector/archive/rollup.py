@@ -38,6 +38,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import connection, transaction
 
+from collector.archive import chunks, settled_read
 from collector.archive.rollup_plan import (
     Step,
     cutoffs,
@@ -46,7 +47,7 @@ from collector.archive.rollup_plan import (
     plan_recompute,
     plan_retention,
 )
-from collector.archive.tiers import TABLE_OF, TIER, TIERS, Tier, floor_time
+from collector.archive.tiers import SETTLED_TABLES, TABLE_OF, TIER, TIERS, Tier, floor_time
 from collector.core.facts import NOT_DRAWN, ROUTINE
 
 log = logging.getLogger(__name__)
@@ -96,8 +97,63 @@ WHERE s.time >= %(lo)s AND s.time < %(hi)s {switch}
 GROUP BY 1, 2"""
 
 
+# The rows of settled days (collector/archive/settle.py), staged for the step by settled_read: a
+# recompute over a settled day (rollup --recompute: rollup.recompute) must find the same deltas,
+# or its buckets, the 1-day carry and every cumulative total read from them would drop.
+# Staged arrays hold a piece's series in order (settled_read.with_staged), an absent one as NULL flags.
+_STAGED_SOURCE = f"""
+UNION ALL
+SELECT s.time, s.interval_ms, m.sid, v.d, v.f
+FROM {settled_read.STAGE_TABLE} s
+CROSS JOIN LATERAL unnest(s.delta, s.flags) WITH ORDINALITY AS v(d, f, pos)
+JOIN unnest(%(staged_switch)s::int[], %(staged_series)s::int[], %(staged_pos)s::int[]) AS m(sw, sid, pos)
+  ON m.sw = s.switch_id AND m.pos = v.pos
+WHERE v.f IS NOT NULL AND s.time >= %(lo)s AND s.time < %(hi)s"""
+
+
+def staged_raw_rollup_sql(tier: Tier, one_switch: bool) -> str:
+    """raw_rollup_sql over the rows of traffic_sample and the staged settled rows (same aggregates)."""
+    switch = "AND s.switch_id = %(switch)s" if one_switch else ""
+    return f"""
+INSERT INTO {tier.table} ({COLUMNS})
+SELECT time_bucket(interval '{tier.seconds} seconds', s.time), u.sid, {RAW_AGGREGATES}
+FROM (SELECT s.time, s.interval_ms, u.sid, u.d, u.f
+        FROM traffic_sample s
+        JOIN traffic_layout l ON l.id = s.layout_id
+       CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f)
+       WHERE s.time >= %(lo)s AND s.time < %(hi)s {switch}
+      {_STAGED_SOURCE}) s
+CROSS JOIN LATERAL (VALUES (s.sid, s.d, s.f)) AS u(sid, d, f)
+JOIN traffic_series se ON se.id = u.sid AND se.kind = 'counter'
+GROUP BY 1, 2"""
+
+
+def stage_settled(cur, step: Step) -> dict[str, list[int]]:
+    """Stage the settled rows a raw step covers (the counter series of its switches with settled
+    polls in [lo, hi)); the parameters of staged_raw_rollup_sql, or {} when there are none (a
+    forward step: one probe of traffic_settled_poll's index)."""
+    one = step.switch_id is not None
+    cur.execute("SELECT DISTINCT switch_id FROM traffic_settled_poll WHERE lo > %s AND lo < %s"
+                + (" AND switch_id = %s" if one else ""), [step.lo - settled_read.DAY, step.hi]
+                + ([step.switch_id] if one else []))
+    switches = [r[0] for r in cur.fetchall()]
+    if not switches:
+        return {}
+    cur.execute("SELECT id, switch_id FROM traffic_series WHERE kind = 'counter' AND switch_id = ANY(%s) "
+                "ORDER BY switch_id, id", [switches])
+    pieces = settled_read.pieces_for(cur.fetchall(), step.lo, step.hi)
+    if not pieces:
+        return {}
+    settled_read.stage(cur, pieces)
+    where = [(p.switch_id, sid, pos) for p in pieces for pos, sid in enumerate(p.series_ids, 1)]
+    return {"staged_switch": [w[0] for w in where], "staged_series": [w[1] for w in where],
+            "staged_pos": [w[2] for w in where]}
+
+
 def tier_rollup_sql(tier: Tier, one_switch: bool) -> str:
     """INSERT the tier's buckets of [lo, hi) computed from its source tier."""
+    if tier.source is None:
+        raise ValueError(f"tier {tier.name} is computed from raw samples (raw_rollup_sql)")
     src = TIER[tier.source]
     switch = "AND series_id IN (SELECT id FROM traffic_series WHERE switch_id = %(switch)s)" if one_switch else ""
     return f"""
@@ -106,6 +162,23 @@ SELECT time_bucket(interval '{tier.seconds} seconds', bucket), series_id, {TIER_
 FROM {src.table}
 WHERE bucket >= %(lo)s AND bucket < %(hi)s {switch}
 GROUP BY 1, 2"""
+
+
+# traffic_series_total holds, per series, the sum of the 1-day buckets before the 1-day watermark
+# (collector/archive/models.py SeriesTotal). A step of the 1-day tier takes the sums of its buckets
+# below the watermark out before it deletes them and adds them back after it has written them and
+# moved the watermark, in the same transaction: a forward step adds its days, a late or recomputed
+# step the difference it makes, so the table always equals the tier's sums below its watermark.
+def carry_1d_sql(one_switch: bool, sign: int) -> str:
+    switch = "AND series_id IN (SELECT id FROM traffic_series WHERE switch_id = %(switch)s)" if one_switch else ""
+    return f"""
+INSERT INTO traffic_series_total AS t (series_id, total)
+SELECT series_id, {'-' if sign < 0 else ''}sum(sum_delta) FROM traffic_rollup_1d
+ WHERE bucket >= %(lo)s {switch}
+   AND bucket < least(%(hi)s::timestamptz, coalesce((SELECT done_until FROM traffic_rollup_watermark
+                                                      WHERE tier = '1d'), '-infinity'))
+ GROUP BY series_id
+ON CONFLICT (series_id) DO UPDATE SET total = t.total + EXCLUDED.total"""
 
 
 def delete_sql(tier: Tier, one_switch: bool) -> str:
@@ -160,7 +233,8 @@ def first_sample_time() -> datetime | None:
             (first,) = cur.fetchone()
             if first is not None:
                 return first
-        cur.execute("SELECT min(time) FROM traffic_sample")
+        cur.execute("SELECT least((SELECT min(time) FROM traffic_sample), (SELECT min(first_time) "
+                    "FROM traffic_settled_poll))")
         return cur.fetchone()[0]
 
 
@@ -187,6 +261,7 @@ def execute(step: Step, advance: bool | None = None) -> None:
     params = {"lo": step.lo, "hi": step.hi, "switch": step.switch_id}
     started = time.monotonic()
     with transaction.atomic(), connection.cursor() as cur:
+        staged = stage_settled(cur, step) if tier.source is None else {}
         if tier.source is None:
             # The planner takes unnest() for 10 rows, not the ~550 counters of a row: it looked each
             # value's series up by index (a million lookups a minute at 20,000 ports) and sized the
@@ -194,13 +269,20 @@ def execute(step: Step, advance: bool | None = None) -> None:
             # aggregate a minute in: 2.5-3.9 s -> 1.4-2.3 s per minute at 20,000 ports (figure 6).
             cur.execute(f"SET LOCAL work_mem = '{RAW_ROLLUP_WORK_MEM}'")
             cur.execute("SET LOCAL enable_nestloop = off")
+        if tier.name == "1d":
+            cur.execute(carry_1d_sql(one, -1), params)
         cur.execute(delete_sql(tier, one), params)
-        cur.execute(raw_rollup_sql(tier, one) if tier.source is None else tier_rollup_sql(tier, one), params)
+        if staged:
+            cur.execute(staged_raw_rollup_sql(tier, one), {**params, **staged})
+        else:
+            cur.execute(raw_rollup_sql(tier, one) if tier.source is None else tier_rollup_sql(tier, one), params)
         if advance:
             cur.execute("UPDATE traffic_rollup_watermark SET done_until = %s, updated_at = now() "
                         "WHERE tier = %s AND done_until = %s", [step.hi, step.tier, step.lo])
             if cur.rowcount != 1:   # someone else moved it: undo this step, the next run replans
                 raise RuntimeError(f"rollup watermark of {step.tier} moved during the step")
+        if tier.name == "1d":
+            cur.execute(carry_1d_sql(one, +1), params)
     # One line per step, with the data's minutes: whether a tier keeps up is read from the log
     # (benchmarks/fig_scale.py: the 1-minute step of a minute's data must take < 10 % of it).
     log.info("rollup step %s %s +%d min: %.3f s", step.tier, step.lo.isoformat(),
@@ -300,11 +382,12 @@ def retention(now: datetime | None = None) -> dict[str, int]:
         if not held:
             return dropped
         plan = plan_retention(now or db_now(), retention_days(), watermarks())
-        with connection.cursor() as cur:
-            for name, older_than in plan.items():
-                cur.execute("SELECT count(*) FROM drop_chunks(%s, older_than => %s::timestamptz)",
-                            [TABLE_OF[name], older_than])
-                dropped[name] = cur.fetchone()[0]
+        for name, older_than in plan.items():
+            dropped[name] = chunks.drop_chunks(TABLE_OF[name], older_than)
+            if name == "raw":
+                # a chunk of blocks ends where its last day ends: dropped once that is past the cutoff
+                for table in SETTLED_TABLES:
+                    dropped[table] = chunks.drop_chunks(table, older_than)
     if any(dropped.values()):
         log.info("retention: dropped chunks %s", dropped)
     return dropped

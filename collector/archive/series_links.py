@@ -22,8 +22,11 @@ class Entities:
     def __init__(self, switch: Switch):
         self.switch = switch
         self.ports: dict[str, Port] = {}
+        self.hw_ports: dict[str, Port] = {}          # by hwPortTable index (entity hwport)
         for p in Port.objects.filter(switch=switch).order_by("pk"):
             self.ports.setdefault(p.key, p)          # as .first(): the lowest pk
+            if p.hw_index:
+                self.hw_ports.setdefault(p.hw_index, p)
         self._vps: dict[tuple[int, int], VirtualPath] | None = None
         self._vcs: dict[tuple[int, int, int], VirtualChannel] | None = None
 
@@ -42,7 +45,10 @@ class Entities:
         return self._vcs.get((port.pk, vpi, vci))
 
     def of(self, entity: str, index: str) -> Found:
-        """(port, VP, VC) named by a series index "port[.vpi[.vci]]" of an entity kind."""
+        """(port, VP, VC) named by a series index "port[.vpi[.vci]]" of an entity kind (hwport: the
+        port's hardware table index, "board.module.port")."""
+        if entity == "hwport":
+            return self.hw_ports.get(index), None, None
         parts = index.split(".")
         port = self.ports.get(parts[0])
         if port is None or entity == "port":

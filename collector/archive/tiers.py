@@ -1,7 +1,7 @@
 """The rollup tiers (1 min, 15 min, 1 h, 1 d) and the tables retention can drop. Pure.
 
 One definition read by the rollup (collector/archive/rollup.py), retention, the plots'
-choice of resolution (webapp/traffic/tiers.py), the CSV export and the status pages' totals.
+choice of resolution (collector/reader/resolution.py), the CSV export and the status pages' totals.
 Tier tables are the models Rollup1m ... Rollup1d (collector/archive/models.py).
 """
 from __future__ import annotations
@@ -38,6 +38,8 @@ TIER = {t.name: t for t in TIERS}
 # What retention can drop: raw samples, the tiers, and the poll log (gap reasons).
 RETAINED = ("raw", "1m", "15m", "1h", "1d", "poll_log")
 TABLE_OF = {"raw": "traffic_sample", "poll_log": "traffic_poll_log", **{t.name: t.table for t in TIERS}}
+# Raw samples settled into blocks (collector/archive/settle.py) are kept as long as raw samples.
+SETTLED_TABLES = ("traffic_settled_poll", "traffic_settled_series")
 
 
 

@@ -12,7 +12,7 @@ runs in C, where a generic per-element dumper (psycopg's list dumper is Python c
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from django.db import connection, transaction
@@ -33,7 +33,7 @@ def to_datetime(at: float) -> datetime:
     return datetime.fromtimestamp(at, tz=UTC)
 
 
-def array_text(values: list[int | None]) -> str:
+def array_text(values: Sequence[int | None]) -> str:
     """PostgreSQL array input text of a list of ints and None (NULL)."""
     if None in values:
         return "{" + ",".join(["NULL" if v is None else str(v) for v in values]) + "}"

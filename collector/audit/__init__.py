@@ -1,4 +1,4 @@
-"""Who changed which switch, host, link, credential or experiment run, and when (issue 17).
+"""Who changed which switch, host, link, credential or experiment run, and when.
 
 context.py holds the acting person or process (a contextvar set by the middleware, the
 management commands and token authentication); capture.py turns saves and deletes of the

@@ -20,12 +20,13 @@ def register() -> None:
                                        "software_version", "hardware_version", "port_count", "uptime_cs",
                                        "uptime_at", "discovered_at"))
     track("inventory.Host")
+    track("inventory.CredentialSet")
     # Inference rewrites a link's evidence, confidence and conflict at every run: what is recorded is a link
     # appearing, going, and a person (or inference) changing its state.
     track("inventory.Link", exclude=("evidence", "confidence", "conflict", "inferred_at"))
     track("inventory.Port", only=("name", "label", "description"), actions=("update",), sources=BY_HAND)
     track("inventory.VirtualChannel", exclude=(*DISCOVERED, "up_since"), actions=("update",), sources=BY_HAND)
-    track("studies.ExperimentRun")
+    track("runs.ExperimentRun")
     # An import creates the series (and may change its source or description); the cached extent
     # (first, last, n_points) is rewritten by every import and is not an edit.
     track("external.ExternalSeries", exclude=("first", "last", "n_points"))

@@ -1,7 +1,7 @@
 """A bill's figures for a period (or its part to date), and storing them as a Period row.
 
-members -> samples.read (raw deltas per switch) -> analysis.billing.spread (sample intervals)
--> analysis.billing.figures (percentiles, volumes) -> Period. What a bill counts: the traffic
+members -> samples.read (raw deltas per switch) -> numerics.billing.spread (sample intervals)
+-> numerics.billing.figures (percentiles, volumes) -> Period. What a bill counts: the traffic
 counters (cells as 53-byte cells, octets) of its group's member series with a direction, as the
 group resolves at the period's start (series gone during the period still count until then).
 """
@@ -13,13 +13,13 @@ from datetime import UTC, datetime, time, timedelta
 import numpy as np
 from django.db import connection
 
-from analysis import billing
 from collector.archive.rollup import retention_days
 from collector.billing import periods
 from collector.billing.models import Bill, Period
 from collector.billing.samples import BYTES_PER_UNIT, Billed, read
 from collector.groups.resolve import GroupError, Members, resolve
 from collector.inventory.models import Switch
+from numerics import billing
 
 
 class BillError(ValueError):

@@ -15,9 +15,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
-from analysis.billing import DIRECTION_RULES, MODES
 from collector.groups.models import Group
 from collector.inventory.models import validate_time_zone
+from numerics.billing import DIRECTION_RULES, MODES
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ._/-]{0,99}$"
 NAME_RULE = "1 to 100 characters: letters, digits, spaces, '.', '_', '/' or '-', not starting with a sign"
@@ -78,7 +78,7 @@ class Period(models.Model):
     committed_bps = models.BigIntegerField(null=True)
     quota_bytes = models.BigIntegerField(null=True)
     series_ids = ArrayField(models.IntegerField())
-    # The figures (analysis/billing.py Figures).
+    # The figures (numerics/billing.py Figures).
     intervals = models.IntegerField()
     measured = models.IntegerField()
     measured_in = models.IntegerField()

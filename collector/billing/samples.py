@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
-from django.db import connection
+from django.db import connection, transaction
 
-from analysis.billing import Stream, stream
+from collector.archive import settled_read
 from collector.archive.positions import Positions, layout_positions, position_expr
 from collector.archive.rollup import drawn_sql
 from collector.core.facts import CELL_BYTES
+from numerics.billing import Stream, stream
 
 # Samples ending this long after a period can still cover part of it (a poll after an outage:
 # its delta is spread over the whole gap); read them, the spreading keeps only the part inside.
@@ -51,16 +52,16 @@ def _sum_sql(series: Sequence[Billed], positions: Positions) -> tuple[str, str]:
     return f"({' + '.join(terms)})::bigint", f"({' OR '.join(drawn)})"
 
 
-def switch_sql(series: Sequence[Billed], positions: Positions) -> str:
+def switch_sql(series: Sequence[Billed], positions: Positions, source: str = "traffic_sample") -> str:
     vol_in, has_in = _sum_sql([s for s in series if s.direction == "in"], positions)
     vol_out, has_out = _sum_sql([s for s in series if s.direction == "out"], positions)
     layouts = ",".join(str(int(x)) for x in sorted(positions)) or "NULL"
     # The arrays are decompressed once per row in the subquery (OFFSET 0 keeps it apart), not
-    # once per subscript (webapp/traffic/queries.py says why).
+    # once per subscript (collector/reader/queries.py says why).
     return f"""
 SELECT extract(epoch FROM s.time)::float8, coalesce(s.interval_ms, 0)::float8 / 1000,
        {vol_in}, {vol_out}, {has_in}, {has_out}
-  FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags FROM traffic_sample
+  FROM (SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags FROM {source} t
          WHERE switch_id = %(switch)s AND time > %(lo)s AND time < %(hi)s AND layout_id IN ({layouts})
         OFFSET 0) s
  ORDER BY s.time"""
@@ -72,13 +73,20 @@ def read(series: Sequence[Billed], lo: datetime, hi: datetime) -> list[Stream]:
     for s in series:
         by_switch[s.switch_id].append(s)
     positions = layout_positions(list(by_switch), {s.id for s in series})
+    pieces = {p.switch_id: p for p in settled_read.pieces_for([(s.id, s.switch_id) for s in series], lo,
+                                                                hi + LOOKAHEAD)}
+    positions = settled_read.with_staged(positions, list(pieces.values()))
     out = []
-    with connection.cursor() as cur:
+    with transaction.atomic(), connection.cursor() as cur:
         for switch_id, mine in sorted(by_switch.items()):
             pos = positions.get(switch_id, {})
             if not pos:
                 continue
-            cur.execute(switch_sql(mine, pos), {"switch": switch_id, "lo": lo, "hi": hi + LOOKAHEAD})
+            piece = pieces.get(switch_id)
+            if piece is not None:       # its settled days, staged for this statement (settled_read)
+                settled_read.stage(cur, [piece])
+            cur.execute(switch_sql(mine, pos, settled_read.SOURCE if piece else "traffic_sample"),
+                        {"switch": switch_id, "lo": lo, "hi": hi + LOOKAHEAD})
             rows = cur.fetchall()
             if not rows:
                 continue

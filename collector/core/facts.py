@@ -1,5 +1,5 @@
 """Facts every layer shares, each defined once: sample flags, ATM cell arithmetic, the uint64
-storage convention and the capacity of a port.
+storage convention, the capacity of a port and how a rate is written for people.
 
 Pure and Django-free. The archive stores flags as smallint bits and Counter64 readings as
 bigint, so the values here are a storage contract: they never change.
@@ -7,6 +7,7 @@ bigint, so the values here are a storage contract: they never change.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -167,3 +168,41 @@ def capacity_per_s(unit: str, speed_bps: int | None, capacity_cells: int | None)
     if unit == "packets":
         return max(1, speed_bps // (8 * MIN_PACKET_BYTES))
     return None
+
+
+# --- rates written for people -------------------------------------------------------------------
+
+# A rate read on a page or in a message: an SI prefix and a few significant digits ("24.0 Mb/s"
+# beside "10.0 Mb/s"), never "23957320.93" nor an exponent. Pages, plots' hovers and the alerts'
+# messages all write rates here.
+SI_PREFIXES = ((1.0, ""), (1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T"))
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """The value with `digits` significant digits, trailing zeros kept (a column reads alike), no
+    exponent: 0.5 -> '0.500', 999.4 -> '999', 32000 -> '32000'."""
+    if value == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
+def rate_text(value: float, unit: str, digits: int = 3) -> str:
+    """A rate with its unit: 23957320.93 b/s -> '24.0 Mb/s', 2500 cells/s -> '2.50 kcells/s';
+    a percentage takes no prefix (92.04 % -> '92.0 %')."""
+    rounded = float(f"{value:.{digits}g}")       # rounded first: 999,700 b/s is 1.00 Mb/s, not 1000 kb/s
+    if unit == "%":
+        return f"{significant(rounded, digits)} %"
+    scale, prefix = next((p for p in reversed(SI_PREFIXES) if abs(rounded) >= p[0]), SI_PREFIXES[0])
+    return f"{significant(rounded / scale, digits)} {prefix}{unit}"
+
+
+def quantity(value: float | None, unit: str, digits: int = 3) -> str:
+    """Any measured value with its unit: rates (a unit per second, %) by rate_text, counts and
+    seconds whole when they are or from 10 up ('3 failed checks', '600 s'); '–' when there is none."""
+    if value is None:
+        return "–"
+    if unit == "%" or unit.endswith("/s"):
+        return rate_text(value, unit, digits)
+    number = f"{value:,.0f}" if abs(value) >= 10 or float(value).is_integer() else significant(value, digits)
+    return f"{number} {unit}".rstrip()

@@ -9,7 +9,9 @@ claim names) and by the status pages (which host a port label names):
   interface; netutils (Network to Code) knows the vendors' abbreviations, we only drop spaces and
   case around it (`interface_key`);
 * labels naming a host or a switch: equal, a dotted prefix either way, or FORE's 15-character
-  truncation of portName (`label_matches_name`).
+  truncation of portName (`label_matches_name`);
+* a counter series' name, as the 1995 data-set picker wrote it: "asx200bx A1 Receive VP:0 VC:15"
+  (`series_label`: plots, CSV, run pages and the run references of the CLI and API).
 """
 from __future__ import annotations
 
@@ -98,3 +100,28 @@ class NameIndex(Generic[T]):
 def host_part(name: str) -> str:
     """The first label of a dotted name, lower case ("asx200bx.tioc.aai.net" -> "asx200bx")."""
     return _norm(name).split(".")[0]
+
+
+DIRECTION_WORD = {"in": "Receive", "out": "Transmit", "": ""}
+# Loss and health metrics too (mibs/README.md "Loss counters": what each profile counts under each name).
+METRIC_WORD = {"cells": "cells", "octets": "octets", "ucast_pkts": "unicast packets", "discards": "discards",
+               "errors": "errors", "rejected_cells": "rejected cells", "lost_cells": "lost cells",
+               "overflow_cells": "overflow cells", "clp0_cells": "CLP0 cells", "clp0_discards": "CLP0 discards",
+               "tagged_cells": "tagged cells", "unknown_cells": "unknown-VC cells", "ocd_events": "OCD events",
+               "crc_errors": "AAL5 CRC errors", "sar_timeouts": "AAL5 SAR timeouts",
+               "oversized_sdus": "AAL5 oversized SDUs"}
+# The metric that is "the traffic" of an entity; others get their name appended to the label.
+PRIMARY_METRIC = {True: "cells", False: "octets"}
+
+
+def series_label(switch: str, port: str, direction: str, vpi: int | None, vci: int | None, metric: str,
+                 is_atm: bool) -> str:
+    """'asx200bx A1 Receive VP:0 VC:15'; a metric other than the entity's traffic is named last."""
+    parts = [switch, port, DIRECTION_WORD.get(direction, direction)]
+    if vpi is not None:
+        parts.append(f"VP:{vpi}")
+    if vci is not None:
+        parts.append(f"VC:{vci}")
+    if metric != PRIMARY_METRIC[is_atm]:
+        parts.append(METRIC_WORD.get(metric, metric))
+    return " ".join(p for p in parts if p)

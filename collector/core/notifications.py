@@ -1,5 +1,5 @@
-"""The notifications (traps) Cellar understands, read from the `notifications:` sections of the
-MIB module files (collector/core/mibs/*.yaml, and device profiles): name, OID and effect. Pure.
+"""The notifications (traps) Cellar understands: what to do with each is mibs/notifications.yaml
+(MODULE::notification -> effect), its OID is the compiled MIB module's (mibs/compiled/*.yaml). Pure.
 
 Effects (what the trap receiver, collector/events/traps.py, does):
 - reboot: the agent restarted (coldStart, warmStart): an event on the switch;
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from collector.core.profiles import MIBS_DIR, PROFILES_DIR, ProfileError, object_by_name, object_by_oid
+from collector.core import profiles
+from collector.core.profiles import MIBS_DIR, ProfileError, object_by_name, object_by_oid
 from collector.core.snapshot import IF_STATUS
 
 EFFECTS = ("reboot", "port_state", "pvc_failures", "note")
@@ -29,21 +30,26 @@ class Notification:
     state: str = ""              # port_state: the state when the trap carries no ifOperStatus
 
 
+EFFECTS_FILE = MIBS_DIR / "notifications.yaml"
+
+
 def _load() -> dict[tuple[int, ...], Notification]:
     import yaml
 
     found: dict[tuple[int, ...], Notification] = {}
-    for path in sorted(MIBS_DIR.glob("*.yaml")) + sorted(PROFILES_DIR.glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text()) or {}
-        for name, spec in (doc.get("notifications") or {}).items():
-            oid_text = str(spec.get("oid", "")) if isinstance(spec, dict) else ""
-            if not oid_text or not all(p.isdigit() for p in oid_text.split(".")):
-                raise ProfileError(f"{path.name}: notification {name} has an invalid oid {oid_text!r}")
-            if spec.get("effect") not in EFFECTS:
-                raise ProfileError(f"{path.name}: notification {name}: effect must be one of {', '.join(EFFECTS)}")
-            oid = tuple(int(p) for p in oid_text.split("."))
-            found[oid] = Notification(name, oid, spec["effect"], str(doc.get("module", path.stem)),
-                                      str(spec.get("state", "")))
+    compiled = profiles.registry().notifications
+    doc = yaml.safe_load(EFFECTS_FILE.read_text()) or {}
+    for ref, spec in (doc.get("notifications") or {}).items():
+        module, _, name = str(ref).partition("::")
+        if not name:
+            raise ProfileError(f"{EFFECTS_FILE.name}: {ref}: name a notification as MODULE::notification")
+        oid_text = compiled.get(str(ref))
+        if oid_text is None:
+            raise ProfileError(f"{EFFECTS_FILE.name}: {ref}: no compiled MIB module defines this notification")
+        if not isinstance(spec, dict) or spec.get("effect") not in EFFECTS:
+            raise ProfileError(f"{EFFECTS_FILE.name}: {ref}: effect must be one of {', '.join(EFFECTS)}")
+        oid = tuple(int(p) for p in oid_text.split("."))
+        found[oid] = Notification(name, oid, spec["effect"], module, str(spec.get("state", "")))
     return found
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from collector.core.facts import line_cell_rate
 from collector.core.names import strip_board
@@ -64,6 +64,7 @@ class PortInfo:
     max_vccs: int | None = None
     neighbor_address: str = ""
     neighbor_ifname: str = ""
+    hw_index: str = ""                   # FORE hwPortTable index "board.module.port" (counters of entity hwport)
 
 
 @dataclass
@@ -102,13 +103,19 @@ class CrossConnectInfo:
     age_cs: int | None = None
 
 
+class SnapshotFacts(TypedDict, total=False):
+    """What a discovery learned beside the tables' rows."""
+    if_last_change: dict[str, int | None]   # ifLastChange (centiseconds of uptime) by port key
+    walked: set[str]                         # the discovery columns that were walked (set by discovery)
+
+
 @dataclass
 class Snapshot:
     ports: list[PortInfo] = field(default_factory=list)
     paths: list[PathInfo] = field(default_factory=list)
     channels: list[ChannelInfo] = field(default_factory=list)
     cross_connects: list[CrossConnectInfo] = field(default_factory=list)
-    facts: dict[str, object] = field(default_factory=dict)
+    facts: SnapshotFacts = field(default_factory=SnapshotFacts)
     neighbours: NeighbourFacts | None = None     # set by discovery (collector/core/neighbours.py)
 
 
@@ -175,6 +182,7 @@ def parse_fore(walk: Walk) -> Snapshot:
         snap.ports.append(PortInfo(
             key=str(pn), name=fore_port_name(bnp, model, pn, multi_board), description=bnp,
             if_index=num(column(walk, "hwPortIfIndex").get(hw)) if hw else None,
+            hw_index=".".join(map(str, hw)) if hw else "",
             label=text(column(walk, "portName").get(idx)), port_type=model_name, is_atm=True,
             speed_bps=line_bps, capacity_cells=cells or max_in or None,
             admin_status=FORE_ADMIN_STATUS.get(num(column(walk, "portAdminStatus").get(idx)), ""),
@@ -292,6 +300,7 @@ PORT_FIELD_SOURCES: dict[str, dict[str, tuple[str, ...]]] = {
     "fore": {
         "agent_name": ("hwPortName", "hwPortModel", "portHwBoard", "portHwModule"), "label": ("portName",),
         "description": ("hwPortName",), "if_index": ("hwPortIfIndex",),
+        "hw_index": ("hwPortName", "hwPortModel", "portHwBoard", "portHwModule"),
         "port_type": ("hwPortModel",), "speed_bps": ("hwPortModel",),
         "capacity_cells": ("hwPortModel", "portMaxBandwidthIn"), "admin_status": ("portAdminStatus",),
         "oper_status": ("portOperStatus",), "status_since": ("portTime",),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import socket
 
 from collector.core import snmp_codec as codec
 from collector.core.snmp_types import (
@@ -20,15 +21,36 @@ from collector.core.snmp_types import (
     SnmpTimeout,
     resolve,
     timeout_message,
+    unreachable_from_errno,
 )
+
+# Linux's IP_RECVERR / IPV6_RECVERR (not in Python's socket module): every ICMP error reaches the
+# socket. Without it a connected UDP socket hears only "port unreachable"; "host unreachable" (a
+# router's, or the kernel's own when nobody answers ARP on the LAN) is dropped, and an agent that is
+# not there looked like a wrong community.
+RECVERR: dict[int, tuple[int, int]] = {socket.AF_INET: (socket.IPPROTO_IP, 11),
+                                        socket.AF_INET6: (socket.IPPROTO_IPV6, 25)}
+
+
+def _udp_socket(family: int) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_DGRAM)
+    sock.setblocking(False)
+    if family in RECVERR:
+        try:
+            sock.setsockopt(*RECVERR[family], 1)
+        except OSError:
+            pass                       # not Linux: port unreachable is still heard
+    return sock
 
 
 class _UdpClientProtocol(asyncio.DatagramProtocol):
-    def __init__(self, stats: SnmpStats, label: str):
+    def __init__(self, stats: SnmpStats, label: str, sock: socket.socket | None = None):
         self.stats = stats
         self.label = label
+        self.sock = sock
         self.pending: dict[int, asyncio.Future] = {}
         self.transport: asyncio.DatagramTransport | None = None
+        self.icmp_errno: int | None = None     # the last ICMP error the socket reported
 
     def connection_made(self, transport) -> None:
         self.transport = transport
@@ -56,8 +78,22 @@ class _UdpClientProtocol(asyncio.DatagramProtocol):
         fut.set_result(resp)
 
     def error_received(self, exc: Exception) -> None:
-        # ICMP port/host unreachable etc.; UDP is unreliable, so keep waiting/retrying.
+        # ICMP port/host unreachable etc.; UDP is unreliable, so keep waiting/retrying, and say
+        # at the end what the network answered instead of the agent.
         self.stats.icmp_errors += 1
+        self.icmp_errno = getattr(exc, "errno", None)
+        self._drain_errors()
+
+    def _drain_errors(self) -> None:
+        """Empty the socket's error queue (IP_RECVERR): a queued error keeps the socket signalling
+        POLLERR, and the event loop would spin on it."""
+        if self.sock is None:
+            return
+        for _ in range(64):
+            try:
+                self.sock.recvmsg(1, 1024, socket.MSG_ERRQUEUE)
+            except OSError:
+                return
 
     def connection_lost(self, exc) -> None:
         for fut in self.pending.values():
@@ -90,13 +126,17 @@ class FastBackend:
             t = self.target
             loop = asyncio.get_running_loop()
             family, addr = await resolve(t)
+            sock = _udp_socket(family)
             try:
+                sock.connect(addr)
                 transport, proto = await loop.create_datagram_endpoint(
-                    lambda: _UdpClientProtocol(self.stats, t.label),
-                    remote_addr=(addr[0], addr[1]),
-                    family=family)
+                    lambda: _UdpClientProtocol(self.stats, t.label, sock), sock=sock)
             except OSError as e:
-                raise SnmpError(f"cannot open UDP socket to {t.label}: {e}") from None
+                sock.close()
+                failure = unreachable_from_errno(t, e.errno)
+                if failure is not None:
+                    raise failure from None
+                raise SnmpError(f"cannot open UDP socket to {t.label}: {e.strerror or e}") from None
             self._transport, self._proto = transport, proto
 
     async def request(self, pdu_type: int, names: list, max_repetitions: int = 0):
@@ -133,7 +173,7 @@ class FastBackend:
                     break
             else:
                 st.timeouts += 1
-                raise SnmpTimeout(timeout_message(t))
+                raise unreachable_from_errno(t, proto.icmp_errno) or SnmpTimeout(timeout_message(t))
         finally:
             pending.pop(rid, None)
         if resp.version != self._version or resp.pdu_type != codec.RESPONSE:

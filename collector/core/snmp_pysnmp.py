@@ -22,6 +22,7 @@ from collector.core.snmp_types import (
     SnmpTarget,
     SnmpTimeout,
     resolve,
+    route_check,
     timeout_message,
 )
 
@@ -144,6 +145,8 @@ class PysnmpBackend:
             elif not isinstance(eng, _PysnmpEngine):
                 raise SnmpConfigError("engine must be collector.core.snmp_pysnmp.Engine or a pysnmp SnmpEngine")
             family, addr = await resolve(t)
+            # pysnmp's shared socket would only time out: ask the kernel for a route first.
+            route_check(t, family, addr)
             cls = Udp6TransportTarget if family == socket.AF_INET6 else UdpTransportTarget
             try:
                 transport = await cls.create((addr[0], t.port), timeout=t.timeout,
@@ -211,7 +214,7 @@ class PysnmpBackend:
                 fut.cancel()
         if not done:
             st.timeouts += 1
-            raise SnmpTimeout(f"no response from {t.label} (SNMPv{t.version}; pysnmp gave up)")
+            raise SnmpTimeout(f"{timeout_message(t)}; pysnmp gave up")
         ei, es, ex, varbinds = fut.result()
         if ei:
             raise self._map_indication(ei)

@@ -9,6 +9,7 @@ choices and both backends are built from them.
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 from dataclasses import asdict, dataclass, field
 
@@ -48,6 +49,8 @@ class SnmpTarget:
     timeout: float = 2.0         # seconds per request attempt
     retries: int = 1
     max_repetitions: int = 25
+    # Where the credentials came from, for messages ("credential set 'campus'"): never a secret.
+    credentials: str = ""
     # secrets must never appear in repr/str/logs/exceptions
 
     @property
@@ -66,23 +69,41 @@ class SnmpTarget:
 
 
 class SnmpError(Exception):
-    """Base class of all SNMP failures; messages never contain secrets."""
+    """Base class of all SNMP failures; messages never contain secrets. `cause` is the kind of
+    failure in an operator's terms, one word, the same for every backend (the dashboard groups
+    failing switches by it)."""
+    cause = "error"
 
 
 class SnmpTimeout(SnmpError):
     """No (acceptable) response within timeout x (1 + retries)."""
+    cause = "timeout"
+
+
+class SnmpUnreachable(SnmpError):
+    """The agent's address cannot be reached from here: no route (ENETUNREACH) or the host does
+    not answer on its link (EHOSTUNREACH, ICMP host unreachable). Not a credential problem."""
+    cause = "unreachable"
+
+
+class SnmpRefused(SnmpError):
+    """The address answered, but with ICMP port unreachable: no SNMP agent listens on that port."""
+    cause = "refused"
 
 
 class SnmpAuthError(SnmpError):
     """SNMPv3 security failure: unknown user, wrong digest, decryption error, ..."""
+    cause = "auth"
 
 
 class SnmpProtocolError(SnmpError):
     """Malformed or hostile response, error-status from the agent, looping agent."""
+    cause = "protocol"
 
 
 class SnmpConfigError(SnmpError, ValueError):
     """Invalid target or arguments (bad OID, unknown protocol, ...)."""
+    cause = "config"
 
 
 @dataclass
@@ -148,15 +169,53 @@ def raw_oid(oid: str) -> bytes:
         raise SnmpConfigError(str(e)) from None
 
 
+def credentials_text(t: SnmpTarget) -> str:
+    """Which credentials a message was sent with, in words, never the secret itself."""
+    source = f" from {t.credentials}" if t.credentials else ""
+    if t.version != "3":
+        return f"SNMPv{t.version} community{source}"
+    return f"SNMPv3 user {t.v3_user!r} ({t.security_level}){source}"
+
+
 def timeout_message(t: SnmpTarget) -> str:
     if t.version != "3":
-        hint = " (wrong community?)"
+        # An SNMPv1/v2c agent drops a message with a community it does not accept: silence.
+        hint = "agent down, filtered, or the community not accepted"
     elif t.priv_proto:
-        hint = " (agent down, or wrong privacy key?)"   # net-snmp drops undecryptable PDUs
+        hint = "agent down, filtered, or a wrong privacy key"   # net-snmp drops undecryptable PDUs
     else:
-        hint = ""
-    return (f"no response from {t.label} (SNMPv{t.version}) after {t.retries + 1} "
-            f"attempt(s) of {t.timeout:g}s{hint}")
+        hint = "agent down or filtered"
+    return (f"no answer from {t.label} after {t.retries + 1} attempt(s) of {t.timeout:g} s "
+            f"with {credentials_text(t)} ({hint})")
+
+
+UNREACHABLE_ERRNOS = {
+    errno.ENETUNREACH: "network unreachable: no route to {label}",
+    errno.EHOSTUNREACH: "host unreachable: {label} does not answer on its network (no neighbour reply, or ICMP "
+                        "host unreachable)",
+    errno.EADDRNOTAVAIL: "no local address to reach {label} from"}
+
+
+def unreachable_from_errno(t: SnmpTarget, code: int | None) -> SnmpError | None:
+    """The failure an ICMP or socket error stands for, if it says where the fault is."""
+    if code in UNREACHABLE_ERRNOS:
+        return SnmpUnreachable(UNREACHABLE_ERRNOS[code].format(label=t.label))
+    if code == errno.ECONNREFUSED:
+        return SnmpRefused(f"{t.label} answered ICMP port unreachable: no SNMP agent listens on port {t.port}")
+    return None
+
+
+def route_check(t: SnmpTarget, family: int, addr: tuple) -> None:
+    """SnmpUnreachable when this host has no route to the agent. A UDP connect() sends nothing:
+    it only asks the kernel for a route and a source address."""
+    with socket.socket(family, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(addr)
+        except OSError as e:
+            failure = unreachable_from_errno(t, e.errno)
+            if failure is not None:
+                raise failure from None
+            raise SnmpError(f"cannot open UDP socket to {t.label}: {e.strerror or e}") from None
 
 
 def status_error(label: str, op: str, status: int, culprit: str = "") -> SnmpError:

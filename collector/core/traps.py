@@ -29,6 +29,9 @@ TRAP_V1 = 0xA4
 SNMP_TRAP_OID = (1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0)
 SYS_UPTIME = (1, 3, 6, 1, 2, 1, 1, 3, 0)
 SNMP_TRAP_ADDRESS = (1, 3, 6, 1, 6, 3, 18, 1, 3, 0)
+SNMP_TRAP_ENTERPRISE = (1, 3, 6, 1, 6, 3, 1, 1, 4, 3, 0)
+SNMP_TRAPS = (1, 3, 6, 1, 6, 3, 1, 1, 5)         # coldStart.. egpNeighborLoss: SNMP_TRAPS + (generic + 1,)
+ENTERPRISE_SPECIFIC = 6
 # (hash, MAC length) per USM authentication protocol (collector/core/snmp_types.AUTH_PROTOCOLS).
 AUTH = {"MD5": (hashlib.md5, 12), "SHA": (hashlib.sha1, 12), "SHA224": (hashlib.sha224, 16),
         "SHA256": (hashlib.sha256, 24), "SHA384": (hashlib.sha384, 32), "SHA512": (hashlib.sha512, 48)}
@@ -138,12 +141,15 @@ def decode(data: bytes) -> Message:
         version, pos = _int(data, s, e)
     except IndexError:
         raise TrapError("malformed message") from None
+    if version == 0 and _pdu_tag(data, pos, e) == TRAP_V1:
+        try:
+            return _decode_v1_trap(data, pos, e)
+        except IndexError:
+            raise TrapError("malformed v1 Trap-PDU") from None
     if version in (0, 1):
         try:
             resp = codec.decode_message(data)
         except CodecError as exc:
-            if data[pos:pos + 1] == b"\x04" and TRAP_V1 in data[pos:pos + 80]:
-                raise TrapError("SNMPv1 Trap-PDU: not accepted (send v2c or v3 traps)") from None
             raise TrapError(f"malformed message: {exc}") from None
         if resp.pdu_type not in (TRAP_V2, INFORM):
             raise TrapError(f"not a notification (PDU type 0x{resp.pdu_type:02x})")
@@ -155,6 +161,62 @@ def decode(data: bytes) -> Message:
         return _decode_v3(data, pos, e)
     except IndexError:
         raise TrapError("malformed v3 message") from None
+
+
+def _pdu_tag(data: bytes, pos: int, end: int) -> int | None:
+    """The tag of the PDU after the community (v1/v2c), or None when the community is malformed."""
+    try:
+        _, _, p = _octets(data, pos, end)
+    except TrapError:
+        return None
+    return data[p] if p < end else None
+
+
+def _decode_v1_trap(data: bytes, pos: int, end: int) -> Message:
+    """An SNMPv1 Trap-PDU, translated to the SNMPv2 notification it stands for (RFC 3584, 3.1):
+    sysUpTime.0 = time-stamp, snmpTrapOID.0 = snmpTraps.(generic-trap + 1), or for an enterprise
+    specific trap enterprise.0.specific-trap, then the trap's variable bindings, then
+    snmpTrapAddress.0 = agent-addr and snmpTrapEnterprise.0 = enterprise. FORE ASX-era agents send v1."""
+    community, _, p = _octets(data, pos, end)
+    _, ps, pe = _tlv(data, p, end, TRAP_V1)
+    if pe != end:
+        raise TrapError("malformed message: trailing octets after the Trap-PDU")
+    _, es, ee = _tlv(data, ps, pe, 0x06)
+    try:
+        enterprise = raw_to_oid(data[es:ee])
+    except (CodecError, ValueError):
+        raise TrapError("malformed v1 Trap-PDU: bad enterprise OID") from None
+    _, a_s, a_e = _tlv(data, ee, pe, 0x40)
+    if a_e - a_s != 4:
+        raise TrapError("malformed v1 Trap-PDU: agent-addr is not 4 octets")
+    agent = ".".join(str(b) for b in data[a_s:a_e])
+    generic, p = _int(data, a_e, pe)
+    specific, p = _int(data, p, pe)
+    _, ts, te = _tlv(data, p, pe, 0x43)
+    if not 1 <= te - ts <= 5:
+        raise TrapError("malformed v1 Trap-PDU: bad time-stamp")
+    stamp = int.from_bytes(data[ts:te], "big")
+    _, _, ve = _tlv(data, te, pe, 0x30)
+    if ve != pe:
+        raise TrapError("malformed v1 Trap-PDU: trailing octets after the variable bindings")
+    if not 0 <= generic <= ENTERPRISE_SPECIFIC:
+        raise TrapError(f"malformed v1 Trap-PDU: generic-trap {generic} is not 0..6")
+    # The variable bindings, decoded by the codec inside a v2 trap frame (request-id 0, no errors).
+    body = bytes([0x02, 0x01, 0x00] * 3) + data[te:ve]
+    resp = _pdu(1, bytes([TRAP_V2]) + _length(len(body)) + body)
+    trap_oid = SNMP_TRAPS + (generic + 1,) if generic < ENTERPRISE_SPECIFIC else enterprise + (0, specific)
+    varbinds: list[tuple[tuple[int, ...], object]] = [(SYS_UPTIME, stamp), (SNMP_TRAP_OID, _dotted(trap_oid))]
+    varbinds += _varbinds(resp)
+    present = {oid for oid, _ in varbinds}
+    if SNMP_TRAP_ADDRESS not in present:
+        varbinds.append((SNMP_TRAP_ADDRESS, agent))
+    if SNMP_TRAP_ENTERPRISE not in present:
+        varbinds.append((SNMP_TRAP_ENTERPRISE, _dotted(enterprise)))
+    return Message(0, TRAP_V1, 0, community=bytes(community), varbinds=varbinds)
+
+
+def _dotted(oid: tuple[int, ...]) -> str:
+    return ".".join(map(str, oid))
 
 
 def _decode_v3(data: bytes, pos: int, end: int) -> Message:

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class EventsConfig(AppConfig):
-    """What happened to the network, one row per fact (issue 14, docs/events.md): agent reboots,
+    """What happened to the network, one row per fact (docs/events.md): agent reboots,
     counter wraps and discontinuities (from polls), port/VP/VC state changes and ports or PVCs
     appearing or vanishing (from discovery and traps), alert firings, and notes posted by users
     or through the API. Everything records through record.record_event; pages and plots read

@@ -74,7 +74,7 @@ def touching(series_ids: list[int], start: datetime, end: datetime) -> list[Mark
 
 
 # _TOUCHING as one json value (newest first), for a statement that reads it with others: the plot's
-# series statement (webapp/traffic/queries.py), whose events window is wider than the plot's, so
+# series statement (collector/reader/queries.py), whose events window is wider than the plot's, so
 # they are narrowed by within() afterwards. Parameters as _TOUCHING's: ids, start, end.
 TOUCHING_JSON = f"""(SELECT coalesce(json_agg(json_build_array(x.id, x.at, x.kind, x.source,
                                                    x.message, x.sw, x.port) ORDER BY x.at DESC, x.id DESC), '[]')

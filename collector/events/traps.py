@@ -57,7 +57,7 @@ def addresses_of(address: str) -> set[str]:
     if hit is not None and time.monotonic() - hit[0] < RESOLVE_TTL_S:
         return hit[1]
     try:
-        found = {ai[4][0] for ai in socket.getaddrinfo(address, None, proto=socket.IPPROTO_UDP)}
+        found = {str(ai[4][0]) for ai in socket.getaddrinfo(address, None, proto=socket.IPPROTO_UDP)}
     except OSError:
         found = set()
     found.add(address)

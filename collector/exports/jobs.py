@@ -3,7 +3,7 @@ decide who may see one, and expire old files.
 
 Owner: the logged-in user, or, for an anonymous request (anonymous read can be turned on), the
 session: its key's SHA-256 is stored, never the key itself. Only the owner or a staff user sees a
-job; the page app calls `visible_to`.
+job; the page app calls collector/audit/owners.py `visible_to`.
 
 Per-user concurrency: `dispatch` sends a task for the owner's oldest waiting jobs while fewer than
 CELLAR_EXPORT_JOBS_PER_USER are sent or running (under a per-owner advisory lock); a job that ends
@@ -11,7 +11,6 @@ dispatches the next. The task itself (tasks.run_export -> writer.run) claims its
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from datetime import datetime, timedelta
@@ -23,17 +22,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from collector.archive.export import EXPORT_TIMEOUT_MS
+from collector.audit.owners import session_hash
 from collector.exports.models import ExportJob
+from collector.poller.celery_app import BACKGROUND_QUEUE
 
 log = logging.getLogger(__name__)
-QUEUE = "exports"
-TASK = "cellar.run_export"
 _LOCK_NS = 0x63_65_78       # advisory lock namespace of export dispatch ("cex")
 S = ExportJob.Status
-
-
-def session_hash(session_key: str | None) -> str:
-    return hashlib.sha256(session_key.encode()).hexdigest() if session_key else ""
+SILENT = timedelta(minutes=10)
 
 
 def encode_params(params: dict) -> dict:
@@ -57,15 +53,17 @@ def decode_params(stored: dict) -> dict:
     return {k: one(v) for k, v in stored.items()}
 
 
-def create(*, owner_id: int | None, session_key: str | None, selection: str, filename: str, header: bytes,
-           sql: str, params: dict, expected_rows: int) -> ExportJob:
-    """A queued job for this selection, handed to the worker when its owner has a free slot."""
+def create(*, owner_id: int | None, session_key: str | None, selection: str, filename: str, header: bytes = b"",
+           sql: str = "", params: dict | None = None, expected_rows: int, kind: str = ExportJob.Kind.PLOT,
+           spec: dict | None = None) -> ExportJob:
+    """A queued job for this selection, handed to the worker when its owner has a free slot: a plot's
+    CSV (header, sql, params: its COPY) or a bulk export (kind bulk, its spec: bulkjobs.py)."""
     if owner_id is None and not session_key:
         raise ValueError("an export job needs an owner: a user or an anonymous session")
     job = ExportJob.objects.create(
         owner_id=owner_id, session_hash="" if owner_id else session_hash(session_key), selection=selection,
-        filename=filename, header=header.decode(), copy_sql=sql, copy_params=encode_params(params),
-        expected_rows=max(1, expected_rows))
+        filename=filename, header=header.decode(), copy_sql=sql, copy_params=encode_params(params or {}),
+        expected_rows=max(1, expected_rows), kind=kind, spec=spec or {})
     dispatch(job)
     return job
 
@@ -99,21 +97,12 @@ def _send(ids: list[int]) -> None:
     from collector.exports.tasks import run_export
 
     for job_id in ids:
-        run_export.apply_async((job_id,), queue=QUEUE)
+        run_export.apply_async((job_id,), queue=BACKGROUND_QUEUE)
 
 
 def position(job: ExportJob) -> int:
     """1 + the queued jobs (anyone's) created before this one: its place in the line."""
     return 1 + ExportJob.objects.filter(status=S.QUEUED, id__lt=job.id).count()
-
-
-def visible_to(job: ExportJob, *, user_id: int | None, is_staff: bool, session_key: str | None) -> bool:
-    """The owner (the same user, or for an anonymous job the same session) or a staff user."""
-    if is_staff:
-        return True
-    if job.owner_id is not None:
-        return user_id is not None and job.owner_id == user_id
-    return bool(session_key) and job.session_hash == session_hash(session_key)
 
 
 def export_dir() -> Path:
@@ -122,8 +111,8 @@ def export_dir() -> Path:
     return d
 
 
-def path_for(job_id: int) -> Path:
-    return export_dir() / f"export-{int(job_id)}.csv"
+def path_for(job_id: int, suffix: str = ".csv") -> Path:
+    return export_dir() / f"export-{int(job_id)}{suffix}"
 
 
 def expire() -> dict:
@@ -138,8 +127,11 @@ def expire() -> dict:
             Path(job.path).unlink(missing_ok=True)
         ExportJob.objects.filter(pk=job.pk).update(status=S.EXPIRED, path="")
         expired += 1
-    lost_after = timedelta(milliseconds=EXPORT_TIMEOUT_MS) + timedelta(minutes=10)
-    lost = ExportJob.objects.filter(status=S.RUNNING, started__lt=now - lost_after).update(
+    # A plot's CSV is one COPY (at most its timeout); a bulk export is many statements that report
+    # progress at least every batch: lost once it has been quiet for SILENT.
+    lost_after = timedelta(milliseconds=EXPORT_TIMEOUT_MS) + SILENT
+    quiet = Q(progress_at__isnull=True) | Q(progress_at__lt=now - SILENT)
+    lost = ExportJob.objects.filter(quiet, status=S.RUNNING, started__lt=now - lost_after).update(
         status=S.FAILED, finished=now, error="the worker stopped before finishing (it was restarted?)")
     live = {os.path.basename(p) for p in ExportJob.objects.exclude(path="").values_list("path", flat=True)}
     stray = 0

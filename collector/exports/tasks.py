@@ -1,8 +1,8 @@
-"""Thin tasks of background exports, registered by the worker through celery_app's include list.
+"""Thin tasks of background exports, found by the worker's autodiscovery.
 They take ids only; the work is in writer.py and jobs.py."""
 from __future__ import annotations
 
-from collector.exports import analyses, jobs, writer
+from collector.exports import jobs, writer
 from collector.poller.celery_app import app
 
 
@@ -14,6 +14,5 @@ def run_export(job_id: int) -> str:
 
 @app.task(name="cellar.expire_exports")
 def expire_exports() -> dict:
-    """Delete export files past CELLAR_EXPORT_KEEP_HOURS and analyses past analyses.KEEP; fail
-    jobs whose worker died."""
-    return {**jobs.expire(), **analyses.expire()}
+    """Delete export files past CELLAR_EXPORT_KEEP_HOURS; fail jobs whose worker died."""
+    return jobs.expire()

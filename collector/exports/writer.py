@@ -1,4 +1,5 @@
-"""The worker's side of an export job: run its COPY into a file, with progress.
+"""The worker's side of an export job: run its COPY (a plot's CSV) or its bulk export
+(collector/exports/bulkjobs.py) into a file, with progress.
 
 The COPY is the one a direct download streams (collector/archive/export.stream_copy, the same
 SQL and parameters, stored by the web), under the export's long statement timeout. The file is
@@ -17,7 +18,7 @@ from django.db import connections
 from django.utils import timezone
 
 from collector.archive.export import stream_copy
-from collector.exports import jobs
+from collector.exports import bulkjobs, jobs
 from collector.exports.models import ExportJob
 
 log = logging.getLogger(__name__)
@@ -39,11 +40,24 @@ class Progress:
             return
         self.last = now
         with self.conn.cursor() as cur:
-            cur.execute("UPDATE exports_job SET rows_written = %s, bytes_written = %s WHERE id = %s",
-                        [rows, nbytes, self.job_id])
+            cur.execute("UPDATE exports_job SET rows_written = %s, bytes_written = %s, progress_at = now() "
+                        "WHERE id = %s", [rows, nbytes, self.job_id])
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _copy(job: ExportJob, out, progress: Progress) -> tuple[int, int]:
+    """A plot's CSV: its header, then its COPY's chunks."""
+    header = job.header.encode()
+    out.write(header)
+    rows, nbytes = 0, len(header)
+    for chunk in stream_copy(job.copy_sql, jobs.decode_params(job.copy_params)):
+        out.write(chunk)
+        rows += chunk.count(b"\n")
+        nbytes += len(chunk)
+        progress.write(rows, nbytes)
+    return rows, nbytes
 
 
 def run(job_id: int) -> str:
@@ -53,20 +67,17 @@ def run(job_id: int) -> str:
     if not claimed:
         return "not queued: skipped"
     job = ExportJob.objects.get(pk=job_id)
-    target = jobs.path_for(job.id)
+    target = jobs.path_for(job.id, bulkjobs.suffix(job))
     part = target.with_name(target.name + ".part")
-    header = job.header.encode()
-    rows, nbytes = 0, len(header)
+    rows = nbytes = 0
     progress = Progress(job.id)
     try:
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as out:
-            out.write(header)
-            for chunk in stream_copy(job.copy_sql, jobs.decode_params(job.copy_params)):
-                out.write(chunk)
-                rows += chunk.count(b"\n")
-                nbytes += len(chunk)
-                progress.write(rows, nbytes)
+            if job.kind == ExportJob.Kind.BULK:
+                rows, nbytes = bulkjobs.write(job, out, progress.write)
+            else:
+                rows, nbytes = _copy(job, out, progress)
         os.replace(part, target)
         ExportJob.objects.filter(pk=job.id).update(status=S.DONE, rows_written=rows, bytes_written=nbytes,
                                                    path=str(target), finished=timezone.now())

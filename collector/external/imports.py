@@ -336,7 +336,7 @@ def store(parsed: Parsed, spec: SeriesSpec, *, replace: bool = False, user: Any 
                 copy.write("".join(buf))
             if not created:
                 where = f"p.series_id = %s AND p.t BETWEEN %s AND %s AND p.t = {_T}"
-                args = [series.id, _at(lo), _at(hi)]
+                args: list[int | datetime] = [series.id, _at(lo), _at(hi)]
                 if replace:
                     cur.execute(f"DELETE FROM external_point p USING {_STAGE} i WHERE {where}", args)
                     replaced = cur.rowcount

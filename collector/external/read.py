@@ -35,9 +35,10 @@ def find(ref: int | str) -> ExternalSeries:
     raise LookupError(f"no external series {text!r}; candidates: {', '.join(names[:CANDIDATES])}{more}")
 
 
-def _window(series_id: int, start: datetime | None, end: datetime | None) -> tuple[str, list]:
+def _window(series_id: int, start: datetime | None, end: datetime | None) -> tuple[str, list[int | datetime]]:
     """The WHERE clause (and its arguments) of one series' points with start <= t < end."""
-    where, args = "series_id = %s", [series_id]
+    where = "series_id = %s"
+    args: list[int | datetime] = [series_id]
     if start is not None:
         where += " AND t >= %s"
         args.append(start)

@@ -56,14 +56,17 @@ def users_of(group: Group) -> list[tuple[str, str]]:
     """(app label, "bill acme-transit") for every object of another app that points at the group."""
     found: list[tuple[str, str]] = []
     for rel in group._meta.related_objects:
-        if rel.related_model._meta.app_label == "groups":
+        model = rel.related_model
+        if isinstance(model, str):          # "self" or a lazy name: resolved once the apps are loaded
+            raise TypeError(f"unresolved relation {model!r} of {rel}")
+        if model._meta.app_label == "groups":
             continue
         accessor = rel.get_accessor_name()
         if accessor is None:
             continue
         manager = getattr(group, accessor)
         for obj in manager.all()[:20]:
-            found.append((rel.related_model._meta.app_label, f"{rel.related_model._meta.verbose_name} {obj}"))
+            found.append((model._meta.app_label, f"{model._meta.verbose_name} {obj}"))
     return found
 
 

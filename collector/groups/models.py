@@ -88,10 +88,12 @@ class Tag(models.Model):
         return f"{self.name}: {self.target_text()}"
 
     def target_text(self) -> str:
-        if self.switch_id:
+        if self.switch is not None:
             return f"switch {self.switch.name}"
-        if self.port_id:
+        if self.port is not None:
             return f"{self.port.switch.name} {self.port.name}"
-        if self.vp_id:
+        if self.vp is not None:
             return f"{self.vp.switch.name} {self.vp.port.name} VP:{self.vp.vpi}"
-        return f"{self.vc.switch.name} {self.vc.port.name} VP:{self.vc.vpi} VC:{self.vc.vci}"
+        if self.vc is not None:
+            return f"{self.vc.switch.name} {self.vc.port.name} VP:{self.vc.vpi} VC:{self.vc.vci}"
+        raise ValueError(f"tag {self.pk} has no target (the constraint tag_one_target forbids it)")

@@ -194,8 +194,9 @@ def resolve(group: Group | int | str | Spec, *, at: datetime | None = None, limi
                              f"(collector/groups MAX_MEMBERS): narrow its rules (switch=, port=, entity=, "
                              f"direction=, metric=)")
     counts = tuple(sum(1 for r in rows if r[16 + i]) for i in range(len(parsed)))
-    members = Members(group_id, name, at, tuple(MemberSeries(*r[:14], static=bool(r[14])) for r in rows),
-                      counts, sum(1 for r in rows if r[14]))
+    # r[:14] is every field before `static` (mypy cannot count a slice of a row of unknown length).
+    series = tuple(MemberSeries(*r[:14], static=bool(r[14])) for r in rows)  # type: ignore[misc]
+    members = Members(group_id, name, at, series, counts, sum(1 for r in rows if r[14]))
     if not members.series and not allow_empty:
         raise EmptyGroup(empty_message(members, spec))
     return members

@@ -6,6 +6,7 @@ from django.contrib import admin
 
 from collector.inventory import topology
 from collector.inventory.models import (
+    CredentialSet,
     CrossConnect,
     Host,
     Link,
@@ -19,7 +20,8 @@ from collector.inventory.models import (
 SECRET_FIELDS = ("community", "auth_key", "priv_key")
 
 
-class SwitchForm(forms.ModelForm):
+class SecretsForm(forms.ModelForm):
+    """Write-only SNMP secrets: blank keeps the stored value, never rendered back."""
     community = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False),
                                 help_text="write-only; leave blank to keep the stored value")
     auth_key = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False),
@@ -28,17 +30,14 @@ class SwitchForm(forms.ModelForm):
                                help_text="write-only; leave blank to keep the stored value")
     clear_secrets = forms.BooleanField(required=False, help_text="erase the stored community and keys")
 
-    class Meta:
-        model = Switch
-        exclude = ()
-
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         for name in SECRET_FIELDS:
             self.initial[name] = ""   # never send a stored secret to the browser
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data            # what ModelForm.clean returns
         for name in SECRET_FIELDS:
             if not data.get(name) and self.instance.pk and not data.get("clear_secrets"):
                 data[name] = getattr(self.instance, name)   # blank = keep
@@ -48,6 +47,27 @@ class SwitchForm(forms.ModelForm):
             if data.get(proto) and len(str(data.get(key) or "")) < 8:
                 self.add_error(key, "at least 8 characters (RFC 3414)")
         return data
+
+
+class SwitchForm(SecretsForm):
+    class Meta:
+        model = Switch
+        exclude = ()
+
+
+class CredentialSetForm(SecretsForm):
+    class Meta:
+        model = CredentialSet
+        exclude = ()
+
+
+@admin.register(CredentialSet)
+class CredentialSetAdmin(admin.ModelAdmin):
+    """Site credentials tried in turn when a switch is added by address or a range is swept."""
+    form = CredentialSetForm
+    list_display = ("name", "position", "snmp_version", "v3_user", "auth_proto", "priv_proto", "note")
+    fields = ("name", "position", "snmp_version", "community", "v3_user", "auth_proto", "auth_key", "priv_proto",
+              "priv_key", "clear_secrets", "note")
 
 
 @admin.register(Switch)
@@ -63,7 +83,8 @@ class SwitchAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("name", "address", "enabled", "profile", "poll_interval_s", "poller_group",
                            "time_zone")}),
-        ("SNMP access", {"fields": ("snmp_port", "snmp_version", "community", "v3_user", "auth_proto", "auth_key",
+        ("SNMP access", {"fields": ("snmp_port", "snmp_version", "credential_set", "community", "v3_user", "auth_proto",
+                                    "auth_key",
                                     "priv_proto", "priv_key", "clear_secrets", "timeout_s", "retries")}),
         ("Discovered", {"fields": readonly_fields}),
     )
@@ -71,7 +92,7 @@ class SwitchAdmin(admin.ModelAdmin):
 
 @admin.register(Host)
 class HostAdmin(admin.ModelAdmin):
-    list_display = ("name", "address", "check_method", "enabled")
+    list_display = ("name", "address", "check_method", "poller_group", "enabled")
     search_fields = ("name", "address")
 
 

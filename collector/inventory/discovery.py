@@ -17,8 +17,11 @@ strange value never costs the rest of the switch.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models, transaction
@@ -31,7 +34,7 @@ from collector.core.profiles import Profile, get_profile, object_by_name
 from collector.core.snapshot import PARSERS, PORT_FIELD_SOURCES, PORT_TABLE, Snapshot, num, text
 from collector.core.snmp_types import SnmpError
 from collector.inventory import topology
-from collector.inventory.models import CrossConnect, Port, Switch, VirtualChannel, VirtualPath
+from collector.inventory.models import CrossConnect, Discovered, Port, Switch, VirtualChannel, VirtualPath
 from collector.inventory.ports import unique_names
 from collector.inventory.sync import differs, sync_rows
 
@@ -43,7 +46,7 @@ UNORDERED_TABLES = {"lldpRemChassisId", "lldpLocPortId"}
 # Fore-Switch-MIB switchType (and boardModel) values.
 FORE_TYPES = {1: "ASX-100", 2: "ASX-200", 4: "ASX-200WG", 5: "ASX-200BX", 6: "ASX-200BXE", 8: "ASX-1000",
               15: "TNX-210", 16: "TNX-1100", 17: "ASX-1200", 18: "ASX-4000", 20: "ESX-3000", 22: "ASX-150"}
-PORT_FIELDS = ("if_index", "agent_name", "label", "description", "port_type", "is_atm", "speed_bps",
+PORT_FIELDS = ("if_index", "agent_name", "label", "description", "hw_index", "port_type", "is_atm", "speed_bps",
                "capacity_cells", "admin_status", "oper_status", "status_since", "max_bw_in", "alloc_bw_in",
                "max_bw_out", "alloc_bw_out", "max_vpcs", "max_vccs", "neighbor_address", "neighbor_ifname")
 # A cross-connect's identity (its unique constraint, with the switch).
@@ -147,6 +150,8 @@ def fit(model: type[models.Model], values: dict) -> tuple[dict, int]:
     out = dict(values)
     for name, value in values.items():
         f = model._meta.get_field(name)
+        if not isinstance(f, models.Field):
+            raise TypeError(f"{model.__name__}.{name} is not a column (discovery writes columns only)")
         max_length = getattr(f, "max_length", None)
         if isinstance(value, str) and max_length and len(value) > max_length:
             out[name] = value[:max_length]
@@ -170,7 +175,8 @@ def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> bool:
     switch.uptime_cs = num(scalars.get("sysUpTime"))
     switch.uptime_at = now
     if get_profile(profile_name).discovery_parser == "fore":
-        switch.switch_type = FORE_TYPES.get(num(scalars.get("switchType")), "FORE ASX")
+        kind = num(scalars.get("switchType"))
+        switch.switch_type = FORE_TYPES.get(kind, "FORE ASX") if kind is not None else "FORE ASX"
         # The packed integer gives "3.0.1" as in `show version`; the text may carry a build tag.
         switch.software_version = _version(scalars.get("softwareVersion")) or text(scalars.get("softwareVersionText"))
         hw = num(scalars.get("hardwareVersion"))
@@ -186,7 +192,7 @@ def apply_facts(switch: Switch, profile_name: str, scalars: dict) -> bool:
     return switch.sys_name != sys_name
 
 
-def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, now,
+def _apply_ports(switch: Switch, snap: Snapshot, failed: AbstractSet[str], parser: str, now,
                  report: DiscoveryReport) -> dict[str, Port]:
     """Create or update the ports of the snapshot in bulk (a few queries for 1,300 ports), with
     unique names over every port the switch ever had, keeping fields whose columns failed."""
@@ -196,8 +202,9 @@ def _apply_ports(switch: Switch, snap: Snapshot, failed: set[str], parser: str, 
     seen: dict[str, dict] = {}
     for p in snap.ports:
         age = p.state_age_cs
-        if age is None and if_last_change.get(p.key) is not None and switch.uptime_cs is not None:
-            age = max(0, switch.uptime_cs - if_last_change[p.key])
+        changed_cs = if_last_change.get(p.key)
+        if age is None and changed_cs is not None and switch.uptime_cs is not None:
+            age = max(0, switch.uptime_cs - changed_cs)
         values = {f: getattr(p, f) for f in PORT_FIELDS if f not in ("agent_name", "status_since")}
         values.update(agent_name=p.name, status_since=_since(now, age))
         values, fitted = fit(Port, values)
@@ -246,13 +253,16 @@ def _apply_atm(switch: Switch, snap: Snapshot, ports: dict[str, Port], now,
                report: DiscoveryReport) -> tuple[set[int], set[int], set[int]]:
     """VPs, VCs and cross-connects of the snapshot on the ports found, each table in a few queries
     (collector/inventory/sync.py); returns the ids seen of each."""
-    vp_rows = {(v.port_id, v.vpi): v for v in VirtualPath.objects.filter(switch=switch)}
-    vc_rows = {(v.port_id, v.vpi, v.vci): v for v in VirtualChannel.objects.filter(switch=switch)}
-    vps = {(ports[vp.port_key].pk, vp.vpi): (
+    # Keys: (port id, VPI) of a VP, (port id, VPI, VCI) of a VC.
+    vp_rows: dict[tuple[int, ...], VirtualPath] = {
+        (v.port_id, v.vpi): v for v in VirtualPath.objects.filter(switch=switch)}
+    vc_rows: dict[tuple[int, ...], VirtualChannel] = {
+        (v.port_id, v.vpi, v.vci): v for v in VirtualChannel.objects.filter(switch=switch)}
+    vps: dict[tuple[int, ...], tuple[dict[str, Any], dict[str, Any]]] = {(ports[vp.port_key].pk, vp.vpi): (
         {"switch_id": switch.pk, "port_id": ports[vp.port_key].pk, "vpi": vp.vpi},
         {"status": vp.status, "alloc_bw": vp.alloc_bw, "max_bw": vp.max_bw, "up_since": _since(now, vp.age_cs)})
         for vp in snap.paths if vp.port_key in ports}
-    vcs = {(ports[vc.port_key].pk, vc.vpi, vc.vci): (
+    vcs: dict[tuple[int, ...], tuple[dict[str, Any], dict[str, Any]]] = {(ports[vc.port_key].pk, vc.vpi, vc.vci): (
         {"switch_id": switch.pk, "port_id": ports[vc.port_key].pk, "vpi": vc.vpi, "vci": vc.vci},
         {"status": vc.status, "service_category": vc.service_category, "alloc_bw": vc.alloc_bw,
          "aal_type": vc.aal_type, "up_since": _since(now, vc.age_cs)})
@@ -263,6 +273,8 @@ def _apply_atm(switch: Switch, snap: Snapshot, ports: dict[str, Port], now,
     for xc in xcs:
         out = ports[xc.out_port].pk
         if xc.kind == "vc":
+            if xc.out_vci is None:     # the parsers give every VC cross-connect both VCIs
+                raise ValueError(f"VC cross-connect {xc.name!r} on {switch.name} has no output VCI")
             key = (out, xc.out_vpi, xc.out_vci)
             if key not in vcs and key not in vc_rows:
                 vcs[key] = ({"switch_id": switch.pk, "port_id": out, "vpi": xc.out_vpi, "vci": xc.out_vci},
@@ -271,13 +283,15 @@ def _apply_atm(switch: Switch, snap: Snapshot, ports: dict[str, Port], now,
             vps[(out, xc.out_vpi)] = ({"switch_id": switch.pk, "port_id": out, "vpi": xc.out_vpi},
                                       {"status": xc.status})
     seen = []
-    for model, rows, wanted in ((VirtualPath, vp_rows, vps), (VirtualChannel, vc_rows, vcs)):
+    tables: tuple[tuple[type[Discovered], Mapping[tuple[int, ...], Discovered], Mapping[tuple[int, ...], Any]], ...] = (
+        (VirtualPath, vp_rows, vps), (VirtualChannel, vc_rows, vcs))
+    for model, rows, wanted in tables:
         result, fitted = sync_rows(model, rows, wanted, now, fit)
         report.fitted += fitted
         seen.append({r.pk for r in result.rows.values()}
                     | {rows[k].pk for k in _out_endpoints(xcs, ports, model is VirtualChannel) if k in rows})
     xc_rows = {tuple(getattr(x, k) for k in XC_KEY): x for x in CrossConnect.objects.filter(switch=switch)}
-    wanted_xc = {}
+    wanted_xc: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, Any]]] = {}
     for xc in xcs:
         ident = {"switch_id": switch.pk, "kind": xc.kind, "in_port_id": ports[xc.in_port].pk, "in_vpi": xc.in_vpi,
                  "in_vci": xc.in_vci, "out_port_id": ports[xc.out_port].pk, "out_vpi": xc.out_vpi,
@@ -295,7 +309,7 @@ def _out_endpoints(xcs, ports: dict[str, Port], channels: bool) -> list[tuple]:
             for x in xcs if (x.kind == "vc") == channels]
 
 
-def apply_snapshot(switch: Switch, snap: Snapshot, failed: set[str] = frozenset(),
+def apply_snapshot(switch: Switch, snap: Snapshot, failed: AbstractSet[str] = frozenset(),
                    failures: list[str] | None = None) -> DiscoveryReport:
     now = timezone.now()
     report = DiscoveryReport(switch.name, switch.detected_profile, failures=list(failures or []))

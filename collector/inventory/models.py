@@ -54,16 +54,23 @@ def default_snmp_retries() -> int:
     return settings.CELLAR_SNMP_RETRIES
 
 
+def poller_group_field() -> models.CharField:
+    """The poller group a switch or host belongs to: whose worker sends its packets."""
+    return models.CharField(
+        max_length=50, default="default",
+        help_text="polls and checks go to the Celery queue polls.<group> (default: polls); run a worker for it "
+                  "where the group's network is reachable")
+
+
 def validate_time_zone(name: str) -> None:
     """An IANA time zone name the system's zone database knows (Europe/Paris, America/Chicago)."""
     if name and name not in available_timezones():
         raise ValidationError(f"{name!r} is not an IANA time zone name (e.g. Europe/Paris, America/Chicago, UTC)")
 
 
-class Switch(models.Model):
-    name = models.CharField(max_length=100, unique=True)
-    address = models.CharField(max_length=255, help_text="host name or IP address of the agent")
-    snmp_port = models.PositiveIntegerField(default=161, validators=[MaxValueValidator(65535)])
+class SnmpCredentials(models.Model):
+    """The SNMP credentials a switch is polled with and a credential set offers: one definition.
+    Secrets are stored encrypted and never shown again (secrets.py)."""
     snmp_version = models.CharField(max_length=2, choices=snmp_version_choices, default="2c")
     community = SecretField(blank=True, default="")
     v3_user = models.CharField(max_length=64, blank=True, default="")
@@ -71,6 +78,15 @@ class Switch(models.Model):
     auth_key = SecretField(blank=True, default="")
     priv_proto = models.CharField(max_length=8, choices=priv_protocol_choices, blank=True, default="")
     priv_key = SecretField(blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+class Switch(SnmpCredentials):
+    name = models.CharField(max_length=100, unique=True)
+    address = models.CharField(max_length=255, help_text="host name or IP address of the agent")
+    snmp_port = models.PositiveIntegerField(default=161, validators=[MaxValueValidator(65535)])
     timeout_s = models.FloatField(default=default_snmp_timeout,
                                   validators=[MinValueValidator(0.1), MaxValueValidator(30)])
     retries = models.PositiveSmallIntegerField(default=default_snmp_retries, validators=[MaxValueValidator(5)])
@@ -81,9 +97,10 @@ class Switch(models.Model):
     poll_interval_s = models.PositiveIntegerField(
         default=default_poll_interval, validators=[MinValueValidator(1), MaxValueValidator(3600)],
         help_text="seconds between polls; changes take effect without a restart")
-    poller_group = models.CharField(
-        max_length=50, default="default",
-        help_text="polls go to the Celery queue polls.<group>; run a worker for it at that site")
+    poller_group = poller_group_field()
+    credential_set = models.ForeignKey(
+        "CredentialSet", on_delete=models.SET_NULL, null=True, blank=True, related_name="switches",
+        help_text="the site credential set the switch's credentials were copied from when it was added")
     enabled = models.BooleanField(default=True)
     time_zone = models.CharField(
         max_length=64, blank=True, default="", validators=[validate_time_zone],
@@ -132,7 +149,18 @@ class Switch(models.Model):
         return SnmpTarget(
             host=self.address, port=self.snmp_port, version=self.snmp_version, community=str(self.community),
             v3_user=self.v3_user, auth_proto=self.auth_proto, auth_key=str(self.auth_key),
-            priv_proto=self.priv_proto, priv_key=str(self.priv_key), timeout=self.timeout_s, retries=self.retries)
+            priv_proto=self.priv_proto, priv_key=str(self.priv_key), timeout=self.timeout_s, retries=self.retries,
+            credentials=self.credentials_label)
+
+    @property
+    def credentials_label(self) -> str:
+        """Where the switch's credentials came from, for messages (never the secret). Never a query:
+        it is read inside the poller's event loop (load the switch with its credential_set)."""
+        if not self.credential_set_id:
+            return "the switch's settings"
+        if Switch.credential_set.is_cached(self) and self.credential_set is not None:
+            return f"credential set {self.credential_set.name!r}"
+        return f"credential set #{self.credential_set_id}"
 
     def snmp_session(self) -> SnmpSession:
         """A session with the backend of CELLAR_SNMP_BACKEND ("auto": fast for v1/v2c, pysnmp for v3)."""
@@ -148,12 +176,47 @@ class Host(models.Model):
     check_method = models.CharField(max_length=8, choices=CHECK_METHODS, default="auto")
     tcp_port = models.PositiveIntegerField(default=22, validators=[MaxValueValidator(65535)])
     enabled = models.BooleanField(default=True)
+    poller_group = poller_group_field()
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def queue(self) -> str:
+        return Switch.queue_name(self.poller_group)
+
+
+class CredentialSet(SnmpCredentials):
+    """SNMP credentials of a site, tried in turn (by `position`) when a switch is added by address
+    or a range is swept; the first that answers is copied into the switch. Secrets are stored
+    encrypted and never shown again (secrets.py)."""
+    name = models.CharField(max_length=64, unique=True)
+    position = models.PositiveSmallIntegerField(default=100, help_text="sets are tried in this order (lowest first)")
+    note = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        ordering = ["position", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def snmp_target(self, host: str, port: int = 161, timeout: float | None = None,
+                    retries: int | None = None) -> SnmpTarget:
+        return SnmpTarget(
+            host=host, port=port, version=self.snmp_version, community=str(self.community), v3_user=self.v3_user,
+            auth_proto=self.auth_proto, auth_key=str(self.auth_key), priv_proto=self.priv_proto,
+            priv_key=str(self.priv_key), timeout=settings.CELLAR_SNMP_TIMEOUT if timeout is None else timeout,
+            retries=settings.CELLAR_SNMP_RETRIES if retries is None else retries,
+            credentials=f"credential set {self.name!r}")
+
+    def credentials(self) -> dict:
+        """The fields a switch copies when these credentials answered."""
+        return {"snmp_version": self.snmp_version, "community": self.community, "v3_user": self.v3_user,
+                "auth_proto": self.auth_proto, "auth_key": self.auth_key, "priv_proto": self.priv_proto,
+                "priv_key": self.priv_key, "credential_set": self}
 
 
 class DiscoveredQuerySet(models.QuerySet):
@@ -185,6 +248,9 @@ class Port(Discovered):
                                   help_text="the name as the agent gives it: A1 / 1A1 / ifName / ifDescr")
     label = models.CharField(max_length=255, blank=True, default="", help_text="portName / ifAlias")
     description = models.CharField(max_length=255, blank=True, default="")
+    hw_index = models.CharField(max_length=64, blank=True, default="", help_text=(
+        "the port's index in the agent's hardware port table (FORE hwPortTable: board.module.port), "
+        "where counters of entity hwport are kept"))
     port_type = models.CharField(max_length=64, blank=True, default="", help_text="OC3, DS3, TAXI-100, ethernet ...")
     is_atm = models.BooleanField(default=False)
     speed_bps = models.BigIntegerField(null=True, blank=True)

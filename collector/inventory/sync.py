@@ -16,9 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from django.db import models
+
+if TYPE_CHECKING:
+    from collector.inventory.models import Discovered
+
+K = TypeVar("K", bound=Hashable)
 
 SINCE_TOLERANCE = timedelta(seconds=2)
 
@@ -31,23 +36,23 @@ def differs(old: Any, new: Any) -> bool:
 
 
 @dataclass
-class SyncResult:
-    rows: dict[Hashable, models.Model] = field(default_factory=dict)   # key -> row, every wanted key
+class SyncResult(Generic[K]):
+    rows: dict[K, Discovered] = field(default_factory=dict)            # key -> row, every wanted key
     created: int = 0
     updated: int = 0
     fields: set[str] = field(default_factory=set)                       # fields some row changed
 
 
-def sync_rows(model: type[models.Model], existing: Mapping[Hashable, models.Model],
-              wanted: Mapping[Hashable, tuple[dict, dict]], now: datetime,
-              fit: Callable[[type[models.Model], dict], tuple[dict, int]]) -> tuple[SyncResult, int]:
+def sync_rows(model: type[Discovered], existing: Mapping[K, Discovered],
+              wanted: Mapping[K, tuple[dict[str, Any], dict[str, Any]]], now: datetime,
+              fit: Callable[[type[models.Model], dict], tuple[dict, int]]) -> tuple[SyncResult[K], int]:
     """`existing`: the switch's rows by key (present or gone); `wanted`: key -> (the fields that
     make the key, e.g. port_id/vpi/vci, and the fields the agent told). Seen rows end present
     (gone_at NULL) with last_seen = now. Returns the result and how many values `fit` changed."""
-    result = SyncResult()
+    result: SyncResult[K] = SyncResult()
     fitted = 0
-    new: list[models.Model] = []
-    changed: list[models.Model] = []
+    new: list[Discovered] = []
+    changed: list[Discovered] = []
     touched: list[int] = []
     for key, (ident, told) in wanted.items():
         told, n = fit(model, told)

@@ -115,9 +115,7 @@ def infer_links() -> InferenceReport:
         links = list(Link.objects.filter(b_port__isnull=False))
         outcome = li.infer(net, recs + labels, [li.LinkRec(lk.id, lk.a_port_id, lk.b_port_id, lk.b_host_id,
                                                            lk.state) for lk in links])
-        by_id = {r.id: r for r in rows}
-        for rec in recs:
-            row = by_id[rec.id]
+        for row, rec in zip(rows, recs):          # one record per row, in order (_evidence)
             row.far_switch_id, row.far_port_id = rec.far_switch_id, rec.far_port_id
             row.resolution = rec.resolution[:255]
         LinkEvidence.objects.bulk_update(rows, ["far_switch", "far_port", "resolution"], batch_size=500)
@@ -131,8 +129,15 @@ def infer_links() -> InferenceReport:
     return report
 
 
+def _port_pair(lk: Link) -> tuple[int, ...]:
+    """The ports of a link between two ports, lower id first (as a candidate names them)."""
+    if lk.b_port_id is None:
+        raise ValueError(f"link {lk.pk} ends on a host: inference reads links between ports only")
+    return tuple(sorted((lk.a_port_id, lk.b_port_id)))
+
+
 def _apply(outcome: li.Outcome, links: list[Link], now, report: InferenceReport) -> None:
-    by_pair = {tuple(sorted((lk.a_port_id, lk.b_port_id))): lk for lk in links}
+    by_pair = {_port_pair(lk): lk for lk in links}
     wanted = set()
     for cand in outcome.candidates:
         wanted.add(cand.ports)

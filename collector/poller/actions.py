@@ -26,7 +26,7 @@ from collector.events import changes
 from collector.inventory import discovery, topology
 from collector.inventory.discovery import DiscoveryReport
 from collector.inventory.models import Switch
-from collector.poller import hostcheck, metrics, runner
+from collector.poller import hostcheck, metrics, reach, runner
 from collector.poller.hostcheck import CheckResult
 from collector.poller.locks import PollLock, PollLocks
 
@@ -47,7 +47,8 @@ def discover(switch_id: int, *, infer: bool = True) -> DiscoveryReport:
     the claims it brought if what inference reads changed (`infer`: a discovery slot runs it once
     for all its switches instead: discover_many). A table the agent did not answer is in the report
     (report.complete False); a database error is DiscoveryFailed."""
-    switch = Switch.objects.get(pk=switch_id)
+    switch = Switch.objects.select_related("credential_set").get(pk=switch_id)
+    reach.check(switch.poller_group, f"switch {switch.name}")
     try:
         before = changes.capture(switch.id)
         report = discovery.discover(switch)

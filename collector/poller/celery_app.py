@@ -13,11 +13,16 @@ from celery.signals import task_prerun, worker_init, worker_process_init, worker
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webapp.settings")
 
-# Every module with tasks: a worker registers only what is listed here (the rollup and retention
-# tasks were once missing, so beat sent them and workers dropped them as unregistered).
-app = Celery("cellar", include=["collector.poller.tasks", "collector.exports.tasks", "webapp.analysis.tasks",
-                                "collector.alerts.tasks"])
+# The queues other than the poller groups' (polls, polls.<group>: inventory.models.Switch.queue_name):
+# housekeeping and beat's periodic work, the web's background work (exports, analyses), notifications.
+DEFAULT_QUEUE = "default"
+BACKGROUND_QUEUE = "exports"
+NOTIFY_QUEUE = "notify"
+
+app = Celery("cellar")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# Every installed app's tasks.py (each app owns its tasks; the beat schedule is collector/poller/schedule.py).
+app.autodiscover_tasks()
 app.conf.beat_scheduler = "collector.poller.schedule:SwitchScheduler"
 
 # Celery's Django fixup closes every database connection before and after each task unless

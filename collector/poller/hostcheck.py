@@ -26,6 +26,7 @@ from collector.core.aio import run_async
 from collector.core.snmp_types import SnmpError
 from collector.events.record import record_event
 from collector.inventory.models import Host, Switch
+from collector.poller import reach
 from collector.poller.models import HostCheck, HostState
 
 log = logging.getLogger(__name__)
@@ -66,8 +67,8 @@ def check_tcp(address: str, port: int, timeout: float = TIMEOUT_S) -> CheckResul
     return CheckResult(True, (time.perf_counter() - started) * 1000, "tcp")
 
 
-def check_snmp(address: str) -> CheckResult | None:
-    switch = Switch.objects.filter(address=address).first()
+def check_snmp(address: str, group: str = "default") -> CheckResult | None:
+    switch = Switch.objects.select_related("credential_set").filter(address=address, poller_group=group).first()
     if switch is None:
         return None
 
@@ -87,14 +88,15 @@ def check(host: Host) -> CheckResult:
     if host.check_method == "tcp":
         return check_tcp(host.address, host.tcp_port)
     if host.check_method == "snmp":
-        return check_snmp(host.address) or CheckResult(False, None, "snmp", "no switch with this address")
+        return check_snmp(host.address, host.poller_group) or CheckResult(
+            False, None, "snmp", "no switch with this address in the host's poller group")
     result = check_icmp(host.address)
     if result.reachable or host.check_method == "icmp":
         return result
     tcp = check_tcp(host.address, host.tcp_port)
     if tcp.reachable:
         return tcp
-    return check_snmp(host.address) or result
+    return check_snmp(host.address, host.poller_group) or result
 
 
 def _word(reachable: bool | None) -> str | None:
@@ -117,6 +119,7 @@ def record_change(host: Host, before: bool | None, result: CheckResult, at: date
 
 def check_and_record(host_id: int) -> CheckResult:
     host = Host.objects.get(pk=host_id)
+    reach.check(host.poller_group, f"host {host.name}")
     result = check(host)
     now = timezone.now()
     with transaction.atomic():

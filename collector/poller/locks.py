@@ -96,7 +96,7 @@ class PollLocks:
             self._thread.start()
         return list(self.held)
 
-    def _each(self, script: str, *args: object) -> None:
+    def _each(self, script: str, *args: int) -> None:
         pipe = client().pipeline(transaction=False)
         for sid in self.held:
             lock = self.locks[sid]

@@ -85,7 +85,9 @@ def _workers(queue: str) -> list[tuple[str, datetime]]:
     except redis.RedisError as exc:
         log.warning("pollers of %s unknown: %s", queue, exc.__class__.__name__)
         return []
-    out = [(k.decode(errors="replace"), datetime.fromtimestamp(float(v), tz=UTC)) for k, v in seen.items()]
+    # Bytes: the client does not decode responses (str is in redis-py's types only for clients that do).
+    out = [(k.decode(errors="replace") if isinstance(k, bytes) else k, datetime.fromtimestamp(float(v), tz=UTC))
+           for k, v in seen.items()]
     return sorted(out, key=lambda w: w[1], reverse=True)
 
 

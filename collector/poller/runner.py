@@ -17,15 +17,16 @@ from django.db.models import F
 from django.utils import timezone
 
 from collector.archive import ingest, writer
+from collector.core import netns
 from collector.core.aio import run_async
 from collector.core.detect import detect_profile
 from collector.core.poll import PollResult, poll_switch
 from collector.core.profiles import ProfileError, get_profile
 from collector.core.readings import NOT_ANSWERED, summarize, summary_text
-from collector.core.snmp_types import SnmpAuthError, SnmpError, SnmpTimeout
+from collector.core.snmp_types import SnmpError
 from collector.events import polled
 from collector.inventory.models import Port, Switch
-from collector.poller import metrics
+from collector.poller import metrics, reach
 from collector.poller.models import SwitchHealth
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class PollOutcome:
     switch: str
-    status: str                  # ok | partial | timeout | unreachable | auth | error
+    status: str                  # ok | partial | one of FAILURES
     stored: str = ""             # written | duplicate | spooled
     result: PollResult | None = None
     error: str = ""
@@ -44,14 +45,30 @@ class PollOutcome:
         return self.status in ("ok", "partial")
 
 
+# A failed poll's status: what failed, in an operator's terms (the dashboard groups by it).
+FAILURES = {"unreachable": "the network does not reach the agent from this poller",
+            "refused": "the address answers, but no SNMP agent listens on the port",
+            "timeout": "no answer: agent down, filtered, or credentials not accepted",
+            "auth": "SNMPv3 credentials refused", "error": "the agent's answers could not be used"}
+
+
 def classify(exc: BaseException) -> str:
-    if isinstance(exc, SnmpAuthError):
-        return "auth"
-    if isinstance(exc, SnmpTimeout):
-        return "timeout"
-    if isinstance(exc, OSError):
-        return "unreachable"
-    return "error"
+    if isinstance(exc, SnmpError):
+        cause = exc.cause
+    elif isinstance(exc, OSError):
+        cause = "unreachable"
+    else:
+        cause = "error"
+    return cause if cause in FAILURES else "error"
+
+
+def failure_text(switch: Switch, exc: BaseException) -> str:
+    """The error as the poll log and the dashboard show it: where the poller stood, for faults of
+    the network between it and the agent."""
+    status = classify(exc)
+    if status in ("unreachable", "refused"):
+        return f"{exc} (from this poller: group {switch.poller_group}, network namespace {netns.describe()})"
+    return str(exc)
 
 
 async def _poll(switch: Switch, expected: dict[str, frozenset[str]] | None) -> PollResult:
@@ -115,7 +132,7 @@ def load_switch(switch_id: int) -> Switch:
     the last configuration it saw instead of failing on the first query.
     """
     try:
-        switch = Switch.objects.get(pk=switch_id)
+        switch = Switch.objects.select_related("credential_set").get(pk=switch_id)
     except Switch.DoesNotExist:
         _switches.pop(switch_id, None)
         raise
@@ -128,8 +145,10 @@ def load_switch(switch_id: int) -> Switch:
 
 
 def poll_once(switch_id: int) -> PollOutcome:
-    """Poll, store, and record the outcome. Never raises for agent-side faults."""
+    """Poll, store, and record the outcome. Never raises for agent-side faults; reach.Elsewhere
+    when this process must not send the switch's packets."""
     switch = load_switch(switch_id)
+    reach.check(switch.poller_group, f"switch {switch.name}")
     started = time.time()
     try:
         result: PollResult | BaseException = run_async(_poll(switch, expected_instances(switch.id)))
@@ -162,6 +181,13 @@ def poll_batch(due: dict[int, float]) -> dict[int, PollOutcome | None]:
     (docs/benchmarks.md, figure 6)."""
     switches = load_switches(list(due))
     outcomes: dict[int, PollOutcome | None] = {sid: None for sid in due if sid not in switches}
+    for sid, sw in list(switches.items()):
+        if not reach.served_here(sw.poller_group):
+            # Sent to the wrong queue (a worker started with another group's queue): not the
+            # switch's fault, so nothing is recorded against it.
+            log.warning("poll of %s skipped: its poller group %r is served from namespace %s, not here (%s)",
+                        sw.name, sw.poller_group, reach.namespace_of(sw.poller_group), netns.describe())
+            del switches[sid]
     expected = expected_many(list(switches))
 
     async def all_of_them() -> list[tuple[float, PollResult | BaseException]]:
@@ -186,7 +212,7 @@ def poll_batch(due: dict[int, float]) -> dict[int, PollOutcome | None]:
 def load_switches(ids: list[int]) -> dict[int, Switch]:
     """load_switch for many ids in one query; a deleted switch is left out."""
     try:
-        found = Switch.objects.in_bulk(ids)
+        found = Switch.objects.select_related("credential_set").in_bulk(ids)
     except ingest.DB_DOWN:
         return {sid: _switches[sid] for sid in ids if sid in _switches}
     for sid in ids:
@@ -210,7 +236,8 @@ def _judge(switch: Switch, started: float, result: PollResult | BaseException) -
     """(the poll's outcome, what its record says, whether its samples are to be stored)."""
     if isinstance(result, BaseException):
         duration_ms = round((time.time() - started) * 1000)
-        return PollOutcome(switch.name, classify(result), error=str(result)), _Record(started, duration_ms, 0, 0), False
+        outcome = PollOutcome(switch.name, classify(result), error=failure_text(switch, result))
+        return outcome, _Record(started, duration_ms, 0, 0), False
     profile = get_profile(switch.effective_profile)
     required = [c.object for c in profile.counters if not c.optional]
     duration_ms = round(result.duration_s * 1000)

@@ -23,11 +23,13 @@ from celery import beat, schedules
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections
 
+from collector.billing.tasks import BILLING_S
+from collector.bursts.tasks import BURST_SCAN_S
+from collector.poller.celery_app import DEFAULT_QUEUE
+
 log = logging.getLogger(__name__)
 REFRESH_S = 5.0
-BURST_SCAN_S = 900.0     # every 15 minutes: a day's bursts are known within ~20 minutes
 EXPORT_EXPIRY_S = 600.0   # export files live CELLAR_EXPORT_KEEP_HOURS, give or take 10 minutes
-BILLING_S = 300.0        # bills: the open period's estimate is at most this old (plus its data's lag)
 EARLY_S = 0.02       # a slot counts as reached this much before it (see Phased.is_due)
 _FIB_MULT = 0x9E3779B97F4A7C15   # 2**64 / golden ratio, odd: Fibonacci hashing
 
@@ -97,49 +99,65 @@ def static_entries() -> dict[str, dict]:
         # Reachability of every host for the status pages (ICMP, falling back to TCP or SNMP).
         "check-hosts": {
             "task": "cellar.check_hosts", "schedule": float(host_period),
-            "options": {"queue": "default", "expires": host_period},
+            "options": {"queue": DEFAULT_QUEUE, "expires": host_period},
         },
         # Roll raw samples up into the 1m/15m/1h/1d tiers (collector/archive/rollup.py); late
         # samples first. A run that outlives the period makes the next one skip (advisory lock).
         "rollup": {
             "task": "cellar.rollup", "schedule": float(settings.CELLAR_ROLLUP_INTERVAL),
-            "options": {"queue": "default", "expires": settings.CELLAR_ROLLUP_INTERVAL},
+            "options": {"queue": DEFAULT_QUEUE, "expires": settings.CELLAR_ROLLUP_INTERVAL},
+        },
+        # Settle a switch's day of raw samples into compressed blocks once past the late-data
+        # window (collector/archive/settle.py): bounded runs, one switch-day per transaction.
+        "settle": {
+            "task": "cellar.settle", "schedule": float(settings.CELLAR_SETTLE_INTERVAL),
+            "options": {"queue": DEFAULT_QUEUE, "expires": settings.CELLAR_SETTLE_INTERVAL},
         },
         # Significant bursts of each day in the 1-minute tier, stored for the data inventory
-        # (collector/studies/bursts.py); the day still filling is scanned again each time.
+        # (collector/bursts/scan.py); the day still filling is scanned again each time.
         "bursts": {
             "task": "cellar.scan_bursts", "schedule": BURST_SCAN_S,
-            "options": {"queue": "default", "expires": BURST_SCAN_S},
+            "options": {"queue": DEFAULT_QUEUE, "expires": BURST_SCAN_S},
         },
         # Delete background export files past CELLAR_EXPORT_KEEP_HOURS (collector/exports/jobs.py),
         # fail export jobs whose worker died, dispatch the owners left waiting.
         "expire-exports": {
             "task": "cellar.expire_exports", "schedule": EXPORT_EXPIRY_S,
-            "options": {"queue": "default", "expires": EXPORT_EXPIRY_S},
+            "options": {"queue": DEFAULT_QUEUE, "expires": EXPORT_EXPIRY_S},
+        },
+        # Delete analyses past their keeping time, fail the ones whose worker died (collector/analysis/jobs.py).
+        "expire-analyses": {
+            "task": "cellar.expire_analyses", "schedule": EXPORT_EXPIRY_S,
+            "options": {"queue": DEFAULT_QUEUE, "expires": EXPORT_EXPIRY_S},
         },
         # Bills (collector/billing/closing.py): close and freeze the periods that ended
         # CELLAR_BILL_CLOSE_DELAY_S ago, refresh each bill's estimate of its current period.
         "bills": {
             "task": "cellar.close_bills", "schedule": BILLING_S,
-            "options": {"queue": "default", "expires": BILLING_S},
+            "options": {"queue": DEFAULT_QUEUE, "expires": BILLING_S},
         },
         # Switch-to-switch links from evidence (docs/topology.md): cross-connect continuity over the
         # last polls (collector/archive/continuity.py), then the inference over every claim.
         "infer-links": {
             "task": "cellar.infer_links", "schedule": float(settings.CELLAR_TOPOLOGY_INTERVAL),
-            "options": {"queue": "default", "expires": settings.CELLAR_TOPOLOGY_INTERVAL},
+            "options": {"queue": DEFAULT_QUEUE, "expires": settings.CELLAR_TOPOLOGY_INTERVAL},
         },
         # Alert rules (collector/alerts/evaluate.py): every rule on every object of its scope, from
         # the archive and the inventory; bounded per rule and per run, overlapping runs skip. Its
         # notifications go out on the queue "notify" (cellar.send_notification), never here.
         "alerts": {
             "task": "cellar.evaluate_alerts", "schedule": float(settings.CELLAR_ALERTS_INTERVAL),
-            "options": {"queue": "default", "expires": settings.CELLAR_ALERTS_INTERVAL},
+            "options": {"queue": DEFAULT_QUEUE, "expires": settings.CELLAR_ALERTS_INTERVAL},
+        },
+        # Fail the network jobs (check now, add a switch, sweep) that no worker of their group took.
+        "expire-network-jobs": {
+            "task": "cellar.expire_network_jobs", "schedule": 300.0,
+            "options": {"queue": DEFAULT_QUEUE, "expires": 300},
         },
         # Drop raw, tier and poll-log chunks past their CELLAR_RETENTION_*_DAYS (drop_chunks).
         "retention": {
             "task": "cellar.retention", "schedule": 3600.0,
-            "options": {"queue": "default", "expires": 3600},
+            "options": {"queue": DEFAULT_QUEUE, "expires": 3600},
         },
     }
 

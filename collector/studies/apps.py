@@ -2,8 +2,8 @@ from django.apps import AppConfig
 
 
 class StudiesConfig(AppConfig):
-    """What researchers make of the archive: the significant bursts found in it (scanned day by
-    day by a poller task, with the rule stated on each row) and, later, experiment runs."""
+    """Holds only the migrations that made the tables of experiment runs and bursts (studies_run,
+    studies_burst, studies_burst_scan): their models moved, state only, to collector/runs and
+    collector/bursts, which own them now. A database made before the move migrates through these."""
     name = "collector.studies"
     label = "studies"
-    default_auto_field = "django.db.models.BigAutoField"

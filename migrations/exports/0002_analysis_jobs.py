@@ -1,4 +1,4 @@
-"""Analysis jobs (issue 12): the table of traffic analyses run by the worker."""
+"""Analysis jobs: the table of traffic analyses run by the worker."""
 
 import django.db.models.deletion
 from django.conf import settings

@@ -1,4 +1,4 @@
-"""A switch's site time zone (issue 15): bill days start at midnight there."""
+"""A switch's site time zone: bill days start at midnight there."""
 
 from django.db import migrations, models
 

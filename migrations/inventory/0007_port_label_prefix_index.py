@@ -1,4 +1,4 @@
-"""Indexes for the hosts' attachments at size (issue 16 item 4).
+"""Indexes for the hosts' attachments at size.
 
 The host list and a host's page find the ports that may attach their hosts by label
 (webapp/status/queries.host_ports_q): a label names a host only when it starts with the first

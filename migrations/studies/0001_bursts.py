@@ -1,4 +1,4 @@
-"""Significant bursts found in the archive (collector/studies/bursts.py) and the days scanned."""
+"""Significant bursts found in the archive (collector/bursts/scan.py) and the days scanned."""
 import django.db.models.deletion
 from django.db import migrations, models
 

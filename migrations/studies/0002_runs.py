@@ -1,4 +1,4 @@
-"""Experiment runs (collector/studies/runs.py)."""
+"""Experiment runs (collector/runs/edit.py)."""
 import django.db.models.deletion
 from django.db import migrations, models
 

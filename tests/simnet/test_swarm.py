@@ -77,7 +77,8 @@ async def _poll(port: int, community: str, profile: str):
 
 @pytest.mark.parametrize("community, profile, counters", [
     ("ip48", "if-mib", 8 * swarm.IP_PORTS),
-    ("atm1000", "atm2", 2 * swarm.ATM_PORTS + 3 * 64 + 5 * 1000),   # ports, VPs (16 x 4), VCs
+    # ports (octets, errors and discards, in and out), VPs (16 x 4: cells in, out, discards), VCs
+    ("atm1000", "atm2", 6 * swarm.ATM_PORTS + 3 * 64 + 5 * 1000),
 ])
 def test_the_poller_reads_every_counter_at_its_rate(agent, community, profile, counters):
     first = asyncio.run(_poll(agent, community, profile))

@@ -1,8 +1,8 @@
 """Series with known statistics, written into the archive as the collector's writer stores samples
-and rolled up, for the analysis tests (issue 12).
+and rolled up, for the analysis tests.
 
 `selfsim`: 15-second samples of one OC-3 port whose rate is MEAN + STD x fractional Gaussian noise
-with a known Hurst parameter (analysis.synthetic.fgn, Davies-Harte), n = N samples. Three
+with a known Hurst parameter (numerics.synthetic.fgn, Davies-Harte), n = N samples. Three
 samples near the start carry what real archives hold: a reboot (no delta), an over-capacity
 sample (kept, not drawn) and a counter wrap (exact: kept). The longest stretch after them holds
 more than 2^14 samples, the size at which the estimators' accuracy is stated (docs/analysis.md).
@@ -14,9 +14,9 @@ from datetime import timedelta
 
 import numpy as np
 
-from analysis.synthetic import fgn
 from collector.archive import rollup
 from collector.core.facts import Flag
+from numerics.synthetic import fgn
 from tests.support import traffic_factory as f
 
 STEP = 15
@@ -59,7 +59,7 @@ def build(name: str, rates: np.ndarray, *, port: str = "A1", marks: bool = True)
 
 
 def used_rates(rows: list[f.Row]) -> tuple[np.ndarray, np.ndarray]:
-    """(times, rates) of the samples the analysis may use, by the rule of webapp/analysis/source.py,
+    """(times, rates) of the samples the analysis may use, by the rule of collector/analysis/source.py,
     computed here independently from the rows as written."""
     t, v = [], []
     for offset, interval_ms, deltas, flags in rows:

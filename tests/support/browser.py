@@ -54,6 +54,24 @@ def log_in(context, base_url: str, role: str = "operator", username: str = "brow
     return user
 
 
+# What sticks out of the window: the page itself, or a table whose right edge is past it (a column
+# cut off, or scrolled out of sight in its box, is one the reader does not see).
+STICKING_OUT_JS = """() => {
+  const w = window.innerWidth, out = [], page = document.documentElement.scrollWidth;
+  if (page > w) out.push(`the page is ${page} px wide in a ${w} px window`);
+  for (const t of document.querySelectorAll('main table')) {
+    const r = t.getBoundingClientRect();
+    if (r.width && r.right > w + 0.5) out.push(`table ${t.id || t.className || '?'} ends at ${Math.round(r.right)} px`);
+  }
+  return out;
+}"""
+
+
+def sticking_out(page) -> list[str]:
+    """What of the page does not fit its window's width (nothing: [])."""
+    return page.evaluate(STICKING_OUT_JS)
+
+
 def watched_page(browser, base_url: str, role: str, username: str, viewport: dict):
     """(context, page) logged in with `role`; page.errors collects console errors and uncaught
     exceptions (CSP violations included) for the test to assert on. Close the context after."""

@@ -72,7 +72,8 @@ def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
            "CELLAR_SPOOL_DIR": str(tmp_path / "spool"),
            "CELLAR_EXPORT_DIR": str(tmp_path / "exports"), "CELLAR_BEAT_HEARTBEAT": str(tmp_path / "beat-heartbeat"),
            "CELLAR_ENV_FILE": "/nonexistent", "SECRET_KEY": settings.SECRET_KEY,
-           "CELLAR_SECRETS_KEY": settings.CELLAR_SECRETS_KEY, "PYTHONUNBUFFERED": "1"}
+           "CELLAR_SECRETS_KEY": settings.CELLAR_SECRETS_KEY, "REDIS_URL": settings.REDIS_URL,
+           "PYTHONUNBUFFERED": "1"}
     env.update(extra)
     return env
 

@@ -52,7 +52,7 @@ def build() -> dict:
                     {"w": int(Flag.WRAP), "r": int(Flag.REBOOT), "sw": edge.id})
         assert cur.fetchone() == (True, True, True)
     rollup.run(budget_s=300)
-    from collector.studies import bursts as burst_scan
+    from collector.bursts import scan as burst_scan
 
     burst_scan.run(budget_s=120)
     from collector.archive.models import Series

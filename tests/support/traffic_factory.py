@@ -115,7 +115,7 @@ def reset_rollups() -> None:
     """Empty the tables Django's flush does not know (tiers, watermarks, late-data log)."""
     with connection.cursor() as cur:
         cur.execute("TRUNCATE traffic_rollup_1m, traffic_rollup_15m, traffic_rollup_1h, traffic_rollup_1d, "
-                    "traffic_rollup_watermark, traffic_rollup_invalidation")
+                    "traffic_rollup_watermark, traffic_rollup_invalidation, traffic_series_total")
 
 
 def constant(sw: Switch, lay: Layout, start: datetime, count: int, step_s: int, rates: Sequence[int]) -> None:
@@ -144,3 +144,52 @@ def decode(spec: dict) -> list[float | None]:
 
     values = np.frombuffer(base64.b64decode(spec["bdata"]), {"f8": "<f8", "f4": "<f4", "u1": "u1"}[spec["dtype"]])
     return [None if v != v else v for v in values.tolist()]
+
+
+W32 = 1 << 32
+# Polls of one Counter32 that give every flag a poll can: (seconds after the first poll, uptime in s or
+# None for 'as the clock', value or None: not answered).
+EVERY_FLAG_POLLS = [
+    (0, None, W32 - 2_000_000), (15, None, W32 - 500_000), (30, None, 1_000_000),        # a wrap
+    (45, 5, 400_000), (60, 20, 1_900_000),                                                 # a reboot
+    (105, 65, 2_500_000),                                                                  # missed polls
+    (120, 80, None), (135, 95, 3_100_000),                                                 # not answered
+    (150, 110, 3_100_000 + 15 * OC3_CELLS * 2), (165, 125, 3_100_000 + 15 * OC3_CELLS * 2 + 9_000)]  # over capacity
+
+
+def derived_archive(name: str, t0: datetime, series_count: int = 2, shift: int = 0):
+    """A switch whose series 0 follows EVERY_FLAG_POLLS and the others count steadily (1000 + 100 i per
+    second, from `shift`), each row derived by the collector's own counter math (collector/core/counters);
+    (switch, series, truth rows (time in Unix microseconds, series id, raw, delta, flags, interval_ms))."""
+    from collector.core.counters import CounterSpec, Reading, derive
+
+    sw = switch(name)
+    p = port(sw)
+    members = [series(p, "in"), series(p, "out")] + [
+        series(p, "in", metric=f"m{i}", unit="cells") for i in range(series_count - 2)]
+    lay = layout(sw, members)
+    spec, prev = CounterSpec(32, OC3_CELLS), [None] * len(members)
+    truth: list[tuple] = []
+    prev_t = None
+    for t, up, value in EVERY_FLAG_POLLS:
+        at = t0 + timedelta(seconds=t)
+        uptime_cs = int(((1000 + t) if up is None else up) * 100)
+        values = [value] + [shift + (1000 + 100 * i) * t for i in range(1, len(members))]
+        raw, deltas, flags = [], [], []
+        interval = None if prev_t is None else (t - prev_t) * 1000      # since the switch's previous poll
+        prev_t = t
+        for i, v in enumerate(values):
+            cur = Reading(at.timestamp(), uptime_cs, v)
+            d = derive(prev[i], cur, spec, 15.0)
+            raw.append(v)
+            deltas.append(d.delta)
+            flags.append(int(d.flags))
+            if v is not None:
+                prev[i] = cur
+        with connection.cursor() as c:
+            c.execute("INSERT INTO traffic_sample (time, uptime_cs, switch_id, layout_id, interval_ms, raw, delta, "
+                      "flags) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                      [at, uptime_cs, sw.id, lay.id, interval, raw, deltas, flags])
+        for i, s in enumerate(members):
+            truth.append((int(at.timestamp() * 1_000_000), s.id, raw[i], deltas[i], flags[i], interval))
+    return sw, members, truth

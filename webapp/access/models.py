@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta
+from typing import ClassVar, Self
 
 from django.conf import settings
 from django.db import models
@@ -31,6 +32,8 @@ class Credential(models.Model):
     revoked = models.DateTimeField(null=True, blank=True)
 
     noun = "credential"
+    # The manager Django gives every concrete subclass (an abstract model has none of its own).
+    objects: ClassVar[models.Manager[Self]]
 
     class Meta:
         abstract = True

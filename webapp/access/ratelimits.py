@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 EXPENSIVE = frozenset({
     "traffic:export", "traffic:plot-csv", "traffic:p95", "datasets:export", "status:run_csv", "external:csv",
     "analysis:run", "analysis:create", "traffic:image-png", "traffic:image-svg", "links:image",
-    "talkers:page", "talkers:api", "talkers:export",
+    "talkers:page", "talkers:api", "talkers:export", "exports:bulk",
 })
 GROUP = "cellar-expensive"
 

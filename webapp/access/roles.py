@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from functools import wraps
 
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser, Group, Permission
+from django.contrib.auth.models import AnonymousUser, Group, Permission, User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.urls import reverse
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 READ = "access.read_archive"
 RUN_CHECKS = "access.run_checks"
-CREATE_RUNS = "studies.add_experimentrun"
+CREATE_RUNS = "runs.add_experimentrun"
 IMPORT_EXTERNAL = "external.add_externalseries"      # import a CSV into a new or existing external series
 EDIT_GROUPS = "groups.change_group"                  # make, change and delete groups of series
 EDIT_TAGS = "groups.add_tag"                         # tag and untag switches, ports, VPs and VCs
@@ -39,20 +39,23 @@ ACK_ALERTS = "alerts.change_state"                   # acknowledge and mute aler
 EDIT_ALERTS = "alerts.change_rule"                   # make, change, mute and delete alert rules
 EDIT_DESTINATIONS = "alerts.change_destination"      # notification destinations, "send test"
 POST_NOTES = "events.add_event"                      # post notes (events of kind "note") on pages and the API
+SAVE_VIEWS = "personal.add_savedview"               # short URLs of plots
+MINT_LINKS = "personal.add_imagelink"                # read-only, expiring image links of plots
+ADD_SWITCHES = "inventory.add_switch"                 # add switches by address, sweep allowed ranges
 
 # "app.*" is every permission of the app's models; a name that does not exist (an app not
 # installed yet) is skipped.
 VIEWER = (READ,)
-OPERATOR = VIEWER + (RUN_CHECKS, "studies.add_experimentrun", "studies.change_experimentrun",
-                     "studies.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
+OPERATOR = VIEWER + (RUN_CHECKS, CREATE_RUNS, "runs.change_experimentrun",
+                     "runs.view_experimentrun", IMPORT_EXTERNAL, "external.change_externalseries",
                      "external.view_externalseries", "groups.add_group", EDIT_GROUPS, "groups.delete_group",
                      "groups.view_group", EDIT_TAGS, "groups.delete_tag", "groups.view_tag",
-                     "personal.add_savedview", "personal.add_imagelink",
+                     SAVE_VIEWS, MINT_LINKS,
                      "inventory.change_mapposition",   # move nodes on the map
                      ACK_ALERTS, "alerts.view_state", "alerts.add_rule", EDIT_ALERTS, "alerts.delete_rule",
                      "alerts.view_rule", "alerts.add_destination", EDIT_DESTINATIONS, "alerts.delete_destination",
-                     POST_NOTES, "events.view_event")
-ADMIN = OPERATOR + ("inventory.*", "studies.*", "alerts.*", "events.*", "external.*", "groups.*", "billing.*",
+                     POST_NOTES, "events.view_event", ADD_SWITCHES)
+ADMIN = OPERATOR + ("inventory.*", "runs.*", "bursts.*", "alerts.*", "events.*", "external.*", "groups.*", "billing.*",
                     "poller.view_switchhealth", "poller.view_hoststate",
                     "access.view_apitoken", "access.change_apitoken", "access.delete_apitoken",
                     "audit.view_auditevent")
@@ -129,6 +132,12 @@ def denied(request: HttpRequest, why: str) -> HttpResponse:
     return HttpResponseRedirect(f"{reverse('access:login')}?{urlencode({'next': request.get_full_path()})}")
 
 
+class AuthenticatedRequest(HttpRequest):
+    """The request of a view behind login_required: its user is a user, never anonymous (a type
+    for the views' signatures; Django makes plain HttpRequests)."""
+    user: User
+
+
 def require(permission: str, why: str) -> Callable:
     """View decorator: the user must hold `permission` (denied() answers otherwise)."""
     def wrap(view: Callable) -> Callable:
@@ -137,6 +146,7 @@ def require(permission: str, why: str) -> Callable:
             if not (request.user.is_authenticated and request.user.is_active and request.user.has_perm(permission)):
                 return denied(request, why)
             return view(request, *args, **kwargs)
-        check.cellar_permission = permission          # read by the access table test
+        # Read by the access table test; mypy knows no attributes on a function.
+        check.cellar_permission = permission  # type: ignore[attr-defined]
         return check
     return wrap

@@ -19,7 +19,7 @@ login = login_not_required(auth_views.LoginView.as_view(template_name="access/lo
 logout = auth_views.LogoutView.as_view()
 
 
-def _tokens_page(request: HttpRequest, status: int = 200, **extra) -> HttpResponse:
+def _tokens_page(request: roles.AuthenticatedRequest, status: int = 200, **extra) -> HttpResponse:
     rows = ApiToken.objects.filter(user=request.user).order_by("-created")
     return render(request, "access/tokens.html", {
         "tokens": rows, "now": timezone.now(), "role": roles.role_of(request.user),
@@ -27,7 +27,7 @@ def _tokens_page(request: HttpRequest, status: int = 200, **extra) -> HttpRespon
 
 
 @login_required
-def token_list(request: HttpRequest) -> HttpResponse:
+def token_list(request: roles.AuthenticatedRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             days = int(request.POST.get("days") or tokens.DEFAULT_DAYS)
@@ -44,7 +44,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+def token_revoke(request: roles.AuthenticatedRequest, token_id: int) -> HttpResponse:
     tok = ApiToken.objects.filter(pk=token_id, user=request.user).first()
     if tok is None:
         raise Http404("no such token of yours")

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from webapp.alerts import views
-from webapp.budget import limited
+from webapp.timelimits import limited
 
 app_name = "alerts"
 urlpatterns = [

@@ -30,6 +30,7 @@ from collector.alerts.models import (
     State,
     Transition,
 )
+from collector.core.names import METRIC_WORD
 from collector.groups.models import Group
 from webapp.access import roles
 
@@ -44,6 +45,14 @@ def _get(model, pk: int):
     return found
 
 
+def _live_rule(pk: int) -> Rule:
+    """A rule that may be edited: a retired one is history only."""
+    rule = _get(Rule, pk)
+    if rule.retired_at is not None:
+        raise Http404(f"rule {rule.name} is retired: its history is on the alerts page")
+    return rule
+
+
 def _cost() -> dict:
     hour = EvaluationRun.objects.filter(started__gte=timezone.now() - timedelta(hours=1))
     return {"last": EvaluationRun.objects.first(),
@@ -52,22 +61,24 @@ def _cost() -> dict:
 
 def page(request: HttpRequest) -> HttpResponse:
     now = timezone.now()
-    states = list(State.objects.exclude(state="ok").select_related("rule", "acked_by")
-                  .order_by("state", "-since")[:500])
+    states = list(State.objects.exclude(state="ok").filter(rule__retired_at__isnull=True)
+                  .select_related("rule", "acked_by").order_by("state", "-since")[:500])
+    # What the template shows beside the rows' fields, set on the rows (the models do not declare these).
     for s in states:
-        s.plot = plot_link(s.series_ids, s.since, s.rule.window_minutes) if s.series_ids else ""
-        s.acked = s.ack_until is not None and s.ack_until > now
-        s.muted = actions.is_muted(s.rule, s, now)
+        s.plot = plot_link(s.series_ids, s.since, s.rule.window_minutes) if s.series_ids else ""  # type: ignore[attr-defined]
+        s.acked = s.ack_until is not None and s.ack_until > now  # type: ignore[attr-defined]
+        s.muted = actions.is_muted(s.rule, s, now)  # type: ignore[attr-defined]
     destinations = list(Destination.objects.order_by("name"))
     for d in destinations:
-        d.shown_url = notify.redacted(str(d.url))
-        d.waiting = d.notifications.filter(status__in=("queued", "retrying")).count()
+        d.shown_url = notify.redacted(str(d.url))  # type: ignore[attr-defined]
+        d.waiting = d.notifications.filter(status__in=("queued", "retrying")).count()  # type: ignore[attr-defined]
     return render(request, "alerts/page.html", {
         "states": states, "now": now, "cost": _cost(), "destinations": destinations,
         "failing": [d for d in destinations if d.failing_since],
-        "history": Transition.objects.select_related("state__rule")[:HISTORY_ROWS],
-        "rules": Rule.objects.prefetch_related("destinations", "overrides").select_related("group"),
-        "outbox": Notification.objects.select_related("destination")[:OUTBOX_ROWS],
+        "history": Transition.objects.select_related("rule")[:HISTORY_ROWS],
+        "rules": Rule.objects.filter(retired_at__isnull=True).prefetch_related("destinations", "overrides")
+                             .select_related("group"),
+        "outbox": Notification.objects.all()[:OUTBOX_ROWS],
         "can_ack": request.user.has_perm(roles.ACK_ALERTS), "can_edit": request.user.has_perm(roles.EDIT_ALERTS),
     })
 
@@ -106,25 +117,27 @@ def _rule_form(request: HttpRequest, form: dict, rule: Rule | None, error: str =
         "form": form, "rule": rule, "error": error, "kinds": KINDS, "scopes": SCOPES, "entities": ENTITIES,
         "directions": DIRECTIONS, "units": UNITS, "comparisons": COMPARISONS, "modes": MODES,
         "groups": Group.objects.order_by("name"), "destinations": Destination.objects.order_by("name"),
-        "chosen": chosen or [], "max_window": rules.MAX_WINDOW_MINUTES}, status=status)
+        "chosen": chosen or [], "max_window": rules.MAX_WINDOW_MINUTES,
+        "metric_names": ["traffic", *sorted(METRIC_WORD)]}, status=status)
 
 
 def _form_of(rule: Rule) -> dict:
     obj = next((f"{k}:{getattr(rule, k + '_id')}" for k in ("port", "vp", "vc", "host")
                 if getattr(rule, k + "_id")), "")
-    if rule.scope == "object" and rule.switch_id and not obj:
+    if rule.scope == "object" and rule.switch is not None and not obj:
         obj = f"switch:{rule.switch.name}"
     form = {k: "" if getattr(rule, k, None) is None else str(getattr(rule, k)) for k in rules.FIELDS}
-    form.update(object=obj, switch=rule.switch.name if rule.switch_id else "", group=str(rule.group_id or ""))
+    form.update(object=obj, switch=rule.switch.name if rule.switch is not None else "", group=str(rule.group_id or ""))
     return form
 
 
 @roles.require(roles.EDIT_ALERTS, "editing alert rules needs the operator role")
 def rule_edit(request: HttpRequest, rule_id: int | None = None) -> HttpResponse:
-    rule = _get(Rule, rule_id) if rule_id else None
+    rule = _live_rule(rule_id) if rule_id else None
     if request.method != "POST":
         form = _form_of(rule) if rule else {"kind": "rate", "scope": "switch", "window_minutes": "5", "count": "3",
-                                            "direction": "both", "unit": "pct", "comparison": "above", "mode": "avg",
+                                            "direction": "both", "metric": "traffic", "unit": "pct",
+                                            "comparison": "above", "mode": "avg",
                                             "entity": "port"}
         chosen = list(rule.destinations.values_list("id", flat=True)) if rule else []
         return _rule_form(request, form, rule, chosen=chosen)
@@ -140,12 +153,12 @@ def rule_edit(request: HttpRequest, rule_id: int | None = None) -> HttpResponse:
 @roles.require(roles.EDIT_ALERTS, "changing alert rules needs the operator role")
 @require_POST
 def rule_action(request: HttpRequest, rule_id: int) -> HttpResponse:
-    rule = _get(Rule, rule_id)
+    rule = _live_rule(rule_id)
     action = request.POST.get("action")
     try:
         if action == "delete":
-            rule.delete()
-            return _back(request, f"rule {rule.name} deleted")
+            actions.retire(rule)
+            return _back(request, f"rule {rule.name} retired: its history and notifications are kept below")
         if action == "mute":
             return _mute(request, rule, f"rule {rule.name}")
         if action == "override":

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class AnalysisConfig(AppConfig):
-    """Traffic statistics of any series (issue 12): the page, its JSON and CSV, and the worker
-    task that computes them. Reads through webapp.traffic; its jobs live in collector.exports."""
+    """The pages of traffic analyses: the form with the series picker, a job's progress and results,
+    their JSON and CSV. The jobs, their task and their body are collector/analysis."""
     name = "webapp.analysis"
-    label = "analysis"
+    label = "analysis_pages"

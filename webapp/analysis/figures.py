@@ -119,7 +119,7 @@ def hurst_figure(e: dict) -> Figure:
 def correlation_figures(c: dict) -> list[tuple[str, Figure, bool]]:
     first, second = c["first"], c["second"]
     same_unit = first["unit"] == second["unit"]
-    both = {"data": [
+    both: dict[str, Any] = {"data": [
         {"type": "scatter", "mode": "lines", "x": times(c["t"]), "y": first["values"], "name": first["label"],
          "line": {"color": BLUE, "width": 1.5}},
         {"type": "scatter", "mode": "lines", "x": times(c["t"]), "y": second["values"], "name": second["label"],
@@ -128,7 +128,7 @@ def correlation_figures(c: dict) -> list[tuple[str, Figure, bool]]:
                          date_x=True)}
     if not same_unit:
         both["layout"]["yaxis2"] = {"title": {"text": second["unit"]}, "overlaying": "y", "side": "right"}
-    xc = {"data": [{"type": "bar", "x": c["lags"], "y": c["r"], "name": "r at lag",
+    xc: dict[str, Any] = {"data": [{"type": "bar", "x": c["lags"], "y": c["r"], "name": "r at lag",
                     "marker": {"color": [RED if lag == c.get("best_lag") else BLUE for lag in c["lags"]]}}],
           "layout": _layout(f"Cross-correlation: r = {_num(c.get('r_at_zero'))} at lag 0, highest "
                             f"{_num(c.get('best_r'))} at lag {c.get('best_lag')}",

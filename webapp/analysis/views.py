@@ -17,13 +17,15 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from collector.exports import analyses, jobs
-from collector.exports.models import AnalysisJob
+from collector.analysis import jobs, run, selection, source
+from collector.analysis.models import AnalysisJob
+from collector.analysis.selection import AnalysisRequest, BadRequest
+from collector.audit import owners
 from collector.external.models import ExternalSeries
-from webapp.analysis import figures, params, results, run, source
-from webapp.analysis.params import AnalysisRequest, BadRequest
-from webapp.traffic import tiers
-from webapp.traffic.units import UnitError
+from collector.reader import catalog, resolution
+from collector.reader import selection as plot_params
+from collector.reader.units import UnitError
+from webapp.analysis import figures, results
 
 SETTLE = timedelta(hours=6)      # after this, a window's rollups are final (rollup.process_late)
 S = AnalysisJob.Status
@@ -45,11 +47,33 @@ def _form_context(request: HttpRequest, req: AnalysisRequest | None, error: str 
     q = request.GET.copy()
     if not q.get("range"):
         q["range"] = "custom" if q.get("start") or q.get("end") else ("all" if q.get("x") else "24h")
-    return {"q": q, "req": req, "error": error, "preview": preview,
+    return {"q": q, "req": req, "error": error, "preview": preview, "picked": _picked(request),
             "externals": ExternalSeries.objects.order_by("name")[:500],
-            "resolutions": [("auto", f"auto (at most {params.MAX_SAMPLES:,} points)"),
-                            *((r, tiers.RES_LABEL[r]) for r in tiers.RESOLUTIONS)],
-            "ranges": tiers.RANGE_CHOICES, "budget": f"{params.MAX_SAMPLES:,}"}
+            "resolutions": [("auto", f"auto (at most {selection.MAX_SAMPLES:,} points)"),
+                            *((r, resolution.RES_LABEL[r]) for r in resolution.RESOLUTIONS)],
+            "ranges": resolution.RANGE_CHOICES, "budget": f"{selection.MAX_SAMPLES:,}"}
+
+
+def _picked(request: HttpRequest) -> dict:
+    """The chosen series by name, for the form's picker: {"s": [{id, label}], "with": {...} | None}.
+    Ids nobody knows are left out here (the preview says which are unknown)."""
+    def named(ids: list[int]) -> list[dict]:
+        found = {s.id: s for s in catalog.load_series_known(ids)}
+        return [{"id": i, "label": found[i].label} for i in ids if i in found]
+
+    try:
+        ids = list(plot_params.parse_ids(request.GET))
+    except BadRequest:
+        ids = []
+    second = None
+    kind, _, ident = (request.GET.get("with") or "").partition(":")
+    if ident.strip().isdigit():
+        if kind == "s":
+            second = next(({"kind": "s", **x} for x in named([int(ident)])), None)
+        elif kind == "x":
+            xs = ExternalSeries.objects.filter(id=int(ident)).first()
+            second = {"kind": "x", "id": xs.id, "label": f"{xs.name} (external)"} if xs else None
+    return {"s": named(ids), "with": second}
 
 
 def _preview(req: AnalysisRequest) -> dict:
@@ -60,7 +84,7 @@ def _preview(req: AnalysisRequest) -> dict:
                 "points": f"{s.counts['points']:,}"}
     p = source.plan(req.plot, summed=len(req.plot.series_ids) > 1)
     return {"labels": [s.label for s in p.series], "start": p.start, "end": p.end,
-            "resolution": tiers.RES_LABEL[p.res], "points": f"{p.expected_points:,}"}
+            "resolution": resolution.RES_LABEL[p.res], "points": f"{p.expected_points:,}"}
 
 
 @require_GET
@@ -68,7 +92,7 @@ def page(request: HttpRequest) -> HttpResponse:
     if not request.GET:
         return render(request, "analysis/form.html", _form_context(request, None))
     try:
-        req = params.parse(request.GET)
+        req = selection.parse(request.GET)
     except BadRequest as exc:
         return _bad(request, str(exc), False)
     return render(request, "analysis/form.html", _form_context(request, req))
@@ -78,12 +102,12 @@ def _start(request: HttpRequest) -> tuple[AnalysisJob | None, bool, str, int]:
     """(job, reused, error, status) for the request's parameters (POST body, else query string)."""
     data = request.POST if request.POST else request.GET
     try:
-        req = run.absolute(params.parse(data))
+        req = run.absolute(selection.parse(data))
     except (BadRequest, UnitError) as exc:
         return None, False, str(exc), 400
-    selection = req.query()
+    query = req.query()
     if req.plot.end is not None:
-        found = analyses.reusable(selection, req.plot.end + SETTLE)
+        found = jobs.reusable(query, req.plot.end + SETTLE)
         if found is not None and _visible(request, found):
             return found, True, "", 200
     session_key = None
@@ -92,9 +116,9 @@ def _start(request: HttpRequest) -> tuple[AnalysisJob | None, bool, str, int]:
         request.session.save()
         session_key = request.session.session_key
     try:
-        job = analyses.create(owner_id=request.user.pk if request.user.is_authenticated else None,
-                              session_key=session_key, selection=selection)
-    except analyses.TooMany as exc:
+        job = jobs.create(owner_id=request.user.pk if request.user.is_authenticated else None,
+                          session_key=session_key, selection=query)
+    except jobs.TooMany as exc:
         return None, False, str(exc), 429
     return job, False, "", 202
 
@@ -120,7 +144,7 @@ def start_api(request: HttpRequest) -> HttpResponse:
 
 def _visible(request: HttpRequest, job: AnalysisJob) -> bool:
     user = request.user
-    return jobs.visible_to(job, user_id=user.pk if user.is_authenticated else None,  # type: ignore[arg-type]
+    return owners.visible_to(job, user_id=user.pk if user.is_authenticated else None,
                            is_staff=user.is_staff, session_key=request.session.session_key)
 
 

@@ -8,6 +8,7 @@ Times are the bill's zone's wall clock (its billing day starts at its midnight).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -57,6 +58,7 @@ def figure(p) -> dict:
     tz = ZoneInfo(p.zone)
     x = _x(p, tz)
     shapes, notes = [], []
+    data: list[dict[str, Any]]          # the traces
     if p.mode == "quota":
         per = {"in": np.nan_to_num(np.asarray(p.bins_in, float)), "out": np.nan_to_num(np.asarray(p.bins_out, float))}
         cum_in, cum_out = np.cumsum(per["in"]) / GB, np.cumsum(per["out"]) / GB

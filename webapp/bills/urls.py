@@ -1,7 +1,7 @@
 from django.urls import path
 
 from webapp.bills import views
-from webapp.budget import limited
+from webapp.timelimits import limited
 
 app_name = "bills"
 # Pages read stored periods (the beat task computes them): the "status" statement limit.

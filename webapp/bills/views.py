@@ -22,9 +22,10 @@ from django.views.decorators.http import require_POST
 from collector.billing import edit
 from collector.billing.compute import BillError
 from collector.billing.models import DIRECTION_WORDS, MODE_WORDS, SAMPLE_INTERVALS, Bill, Period
+from collector.billing.tasks import close_bills
 from collector.core.isotime import iso
 from collector.groups.models import Group
-from collector.poller.celery_app import app as celery_app
+from collector.poller.celery_app import DEFAULT_QUEUE
 from webapp.access import roles
 from webapp.bills import figures
 
@@ -88,7 +89,7 @@ def _form_page(request: HttpRequest, form: dict, bill: Bill | None, error: str =
 
 def _send_close_bills() -> None:
     try:
-        celery_app.send_task("cellar.close_bills", queue="default")
+        close_bills.apply_async(queue=DEFAULT_QUEUE)
     except Exception:       # the broker is away: the beat entry "bills" runs within 5 minutes anyway
         log.warning("bills: cellar.close_bills not sent now (broker unavailable)", exc_info=True)
 

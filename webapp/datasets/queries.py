@@ -5,12 +5,14 @@ Range [lo, hi) is read from the finest tier whose rows for all series fit MAX_RO
 watermark (the tail a coarse tier has not reached yet). The first and last bucket are refined
 through the finer tiers (a bounded number of buckets per series), so they are known to the
 minute where the 1-minute tier still holds them. Bursts come from the stored scan
-(collector/studies/bursts.py).
+(collector/bursts/scan.py).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from django.db import connection
 
@@ -49,15 +51,16 @@ def plan(lo: datetime, hi: datetime, n_series: int, cutoffs: dict[str, datetime 
     return out
 
 
-def _union(segments: list[Segment], columns: str, where: str) -> tuple[str, dict]:
-    parts, params = [], {}
+def _union(segments: list[Segment], columns: str, where: str) -> tuple[str, dict[str, Any]]:
+    parts: list[str] = []
+    params: dict[str, Any] = {}
     for i, s in enumerate(segments):
         parts.append(f"SELECT {columns} FROM {s.tier.table} WHERE bucket >= %(lo{i})s AND bucket < %(hi{i})s {where}")
         params |= {f"lo{i}": s.lo, f"hi{i}": s.hi}
     return " UNION ALL ".join(parts), params
 
 
-def _refined(edge: str, finer: list[Tier], coarse: Tier, last: bool) -> str:
+def _refined(edge: str, finer: Sequence[Tier], coarse: Tier, last: bool) -> str:
     """The edge bucket to the finest tier that holds it, as ARRAY[epoch, tier seconds] (NULL when
     no finer tier does): each finer tier, finest first, is searched only inside the coarse bucket
     found, and COALESCE stops at the first that answers (one or two index probes per series)."""

@@ -15,9 +15,9 @@ from datetime import datetime, timedelta
 
 from django.db import connection
 
+from collector.bursts.scan import default_rule
 from collector.core.facts import EARLIEST_DATA
 from collector.core.isotime import iso, parse_optional
-from collector.studies.bursts import default_rule
 from webapp.datasets import queries, table
 
 PAGE_ROWS = 500

@@ -2,19 +2,20 @@
 
 Bounds: one row per archived series (the HTML pages them by PAGE_ROWS), aggregated from the
 finest tier whose rows fit queries.MAX_ROWS (4,000,000 tier rows at most); every statement within
-the "datasets" time limit (webapp/budget.py); the CSV is built before it streams."""
+the "datasets" time limit (collector/reader/timelimits.py); the CSV is built before it streams."""
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 import orjson
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from collector.core.isotime import iso
-from webapp.budget import limited
 from webapp.datasets import service, table
+from webapp.timelimits import limited
 
 
 def _bad(request: HttpRequest, message: str, as_json: bool) -> HttpResponse:
@@ -63,7 +64,7 @@ def api(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @limited("datasets", "text")
-def export(request: HttpRequest) -> HttpResponse:
+def export(request: HttpRequest) -> HttpResponseBase:
     try:
         inv = service.build(service.parse(request.GET))
     except service.BadRequest as exc:

@@ -1,7 +1,7 @@
 from django.urls import path
 
-from webapp.budget import limited
 from webapp.events import views
+from webapp.timelimits import limited
 
 app_name = "events"
 urlpatterns = [

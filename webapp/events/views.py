@@ -27,9 +27,9 @@ def _filters(request: HttpRequest) -> read.Filters:
 
 def event_json(e: Event) -> dict:
     return {"id": e.id, "at": iso(e.at), "kind": e.kind, "source": e.source, "message": e.message,
-            "switch": e.switch.name if e.switch_id else None, "port": e.port.name if e.port_id else None,
-            "vp": e.vp.vpi if e.vp_id else None, "vc": [e.vc.vpi, e.vc.vci] if e.vc_id else None,
-            "host": e.host.name if e.host_id else None, "user": e.actor.get_username() if e.actor_id else None,
+            "switch": e.switch.name if e.switch else None, "port": e.port.name if e.port else None,
+            "vp": e.vp.vpi if e.vp else None, "vc": [e.vc.vpi, e.vc.vci] if e.vc else None,
+            "host": e.host.name if e.host else None, "user": e.actor.get_username() if e.actor else None,
             "data": e.data}
 
 

@@ -1,14 +1,17 @@
-"""Background export pages: a job's progress (HTML, polled as JSON by static/exports/job.js), its
-download, and the list of one's jobs. Only the job's owner or a staff user sees one (403)."""
+"""Background export pages (a plot's CSV, a bulk export: bulkviews.py starts those): a job's progress
+(HTML, polled as JSON by static/exports/job.js), its download, and the list of one's jobs. Only the
+job's owner or a staff user sees one (403)."""
 from __future__ import annotations
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from collector.audit import owners
 from collector.core.isotime import iso
-from collector.exports import jobs
+from collector.exports import bulkjobs, jobs
 from collector.exports.models import ExportJob
 
 S = ExportJob.Status
@@ -16,7 +19,7 @@ S = ExportJob.Status
 
 def _visible(request: HttpRequest, job: ExportJob) -> bool:
     user = request.user
-    return jobs.visible_to(job, user_id=user.pk if user.is_authenticated else None, is_staff=user.is_staff,
+    return owners.visible_to(job, user_id=user.pk if user.is_authenticated else None, is_staff=user.is_staff,
                            session_key=request.session.session_key)
 
 
@@ -36,18 +39,27 @@ def _forbidden(as_json: bool) -> HttpResponse:
 
 def state(job: ExportJob) -> dict:
     """What the page shows and the JSON answers."""
-    d = {"id": job.id, "status": job.status, "selection": job.selection, "filename": job.filename,
+    bulk = job.kind == ExportJob.Kind.BULK
+    d = {"id": job.id, "status": job.status, "selection": job.selection, "filename": job.filename, "kind": job.kind,
          "expected_rows": job.expected_rows, "rows_written": job.rows_written, "bytes_written": job.bytes_written,
          "percent": round(100 * job.fraction, 1), "error": job.error, "created": iso(job.created),
          "started": iso(job.started) if job.started else None,
          "finished": iso(job.finished) if job.finished else None,
-         "plot_url": f"{reverse('traffic:plot')}?{job.selection}", "download_url": None, "position": None}
+         "plot_url": f"{reverse('exports:new' if bulk else 'traffic:plot')}?{job.selection}",
+         "download_url": None, "position": None, "title": _title(job)}
     if job.status == S.DONE:
         d["download_url"] = reverse("exports:download", args=[job.id])
     if job.status == S.QUEUED:
         d["position"] = jobs.position(job)
     d["text"] = describe(d)
     return d
+
+
+def _title(job: ExportJob) -> str:
+    if job.kind != ExportJob.Kind.BULK:
+        return f"CSV export {job.id}"
+    fmt = {"csv": "CSV", "csv-wide": "wide CSV", "parquet": "Parquet"}[job.spec["format"]]
+    return f"{fmt} export {job.id}: {bulkjobs.from_spec(job.spec).scope.text}, {job.spec['res']}"
 
 
 def describe(d: dict) -> str:
@@ -59,7 +71,7 @@ def describe(d: dict) -> str:
         return f"done: {d['rows_written']:,} rows, {d['bytes_written']:,} bytes"
     if d["status"] == S.FAILED:
         return f"failed: {d['error']}"
-    return "expired: the file was deleted; start the export again from the plot"
+    return "expired: the file was deleted; start the export again"
 
 
 @require_GET
@@ -79,7 +91,7 @@ def job_json(request: HttpRequest, job_id: int) -> HttpResponse:
 
 
 @require_GET
-def download(request: HttpRequest, job_id: int) -> HttpResponse:
+def download(request: HttpRequest, job_id: int) -> HttpResponseBase:
     job = _job(request, job_id)
     if not _visible(request, job):
         return _forbidden(False)
@@ -90,7 +102,7 @@ def download(request: HttpRequest, job_id: int) -> HttpResponse:
         f = open(job.path, "rb")
     except FileNotFoundError:
         raise Http404(f"the file of export {job.id} is gone") from None
-    return FileResponse(f, as_attachment=True, filename=job.filename, content_type="text/csv; charset=utf-8")
+    return FileResponse(f, as_attachment=True, filename=job.filename, content_type=bulkjobs.content_type(job))
 
 
 @require_GET
@@ -102,7 +114,7 @@ def job_list(request: HttpRequest) -> HttpResponse:
         if user.is_authenticated:
             found = found.filter(owner_id=user.pk)
         else:
-            found = found.filter(owner__isnull=True, session_hash=jobs.session_hash(request.session.session_key))
+            found = found.filter(owner__isnull=True, session_hash=owners.session_hash(request.session.session_key))
             if not request.session.session_key:
                 found = found.none()
     return render(request, "exports/list.html", {"jobs": [state(j) for j in found[:200]]})

@@ -1,10 +1,10 @@
 from django.urls import path
 
-from webapp.budget import limited
 from webapp.external import views
+from webapp.timelimits import limited
 
 app_name = "external"
-# Reads run within the "status" statement limit (webapp/budget.py); the upload writes and the CSV
+# Reads run within the "status" statement limit (collector/reader/timelimits.py); the upload writes and the CSV
 # streams outside a request-wide transaction (the CSV is rate-limited as an expensive request).
 urlpatterns = [
     path("", limited("status")(views.series_list), name="list"),

@@ -4,9 +4,12 @@ The upload calls collector.external.imports.import_csv: its message is shown on 
 file is refused, and nothing is stored then."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -15,7 +18,7 @@ from collector.core.isotime import iso, parse_iso, parse_optional
 from collector.external import imports, read
 from collector.external.models import MAX_INTERVAL_S, NAME_RULE, UNITS, ExternalSeries
 from webapp.access import roles
-from webapp.personal.wallclock import wall_clock_texts
+from webapp.wallclock import wall_clock_texts
 
 FORM_FIELDS = ("name", "unit", "interval", "stamp", "source", "description")
 PRESETS = ((60, "1 minute"), (300, "5 minutes"), (900, "15 minutes"), (3600, "1 hour"), (86400, "1 day"))
@@ -63,11 +66,11 @@ def upload(request: HttpRequest) -> HttpResponse:
                                        f"({settings.CELLAR_EXTERNAL_UPLOAD_MAX_MB} MB, CELLAR_EXTERNAL_UPLOAD_MAX_MB): "
                                        "use manage.py import_csv for larger files; nothing imported", 413)
     p = request.POST
-    form = {k: p.get(k, "").strip() for k in FORM_FIELDS}
+    form: dict[str, Any] = {k: p.get(k, "").strip() for k in FORM_FIELDS}
     form["replace"] = bool(p.get("replace"))
     try:
         f = request.FILES.get("file")
-        if f is None or f.size == 0:
+        if f is None or not f.size:         # missing or empty (an uploaded file always has its size)
             raise imports.ImportRefused("choose a CSV file of time,value lines (it is empty or missing)")
         if f.size > limit:
             raise imports.ImportRefused(f"the file is {f.size / 1048576:.1f} MB; the form takes at most "
@@ -147,7 +150,7 @@ def series_json(request: HttpRequest, series_id: int) -> HttpResponse:
     return JsonResponse({"series": _series_json(series), "points": [list(r) for r in rows]})
 
 
-def series_csv(request: HttpRequest, series_id: int) -> HttpResponse:
+def series_csv(request: HttpRequest, series_id: int) -> HttpResponseBase:
     series = ExternalSeries.objects.filter(id=series_id).first()
     if series is None:
         return HttpResponse(f"no external series {series_id}\n", status=404, content_type="text/plain; charset=utf-8")

@@ -1,10 +1,10 @@
 from django.urls import path
 
-from webapp.budget import limited
 from webapp.groups import views
+from webapp.timelimits import limited
 
 app_name = "groups"
-# Reads run within the "status" statement limit (webapp/budget.py): a group's resolution is one
+# Reads run within the "status" statement limit (collector/reader/timelimits.py): a group's resolution is one
 # statement over the series table.
 urlpatterns = [
     path("", limited("status")(views.group_list), name="list"),

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from webapp.personal.models import Preference
-from webapp.personal.wallclock import is_utc
+from webapp.wallclock import is_utc
 
 
 class UnknownZone(ValueError):
@@ -62,7 +62,7 @@ def for_request(request: HttpRequest) -> ZoneInfo:
     """The viewer's zone; a session remembers the preference (a token request reads it)."""
     session = getattr(request, "session", None)
     user = request.user
-    if session is not None and getattr(user, "is_authenticated", False):
+    if session is not None and user.is_authenticated:
         kept = session.get(SESSION_KEY)
         if kept is None:
             z = of_user(user)
@@ -117,7 +117,7 @@ class ZoneMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         z = for_request(request)
-        request.viewer_zone = z
+        request.viewer_zone = z  # type: ignore[attr-defined]   # an attribute of Cellar's, read with getattr
         timezone.activate(z)
         try:
             return self.get_response(request)

@@ -9,22 +9,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 from django.utils import timezone
 
 from collector.core.facts import CELL_BITS, CELL_BYTES, flag_words
 from collector.inventory.models import Port, Switch, VirtualChannel, VirtualPath
+from collector.reader.latest import Latest, archive_starts, latest_samples
+from collector.reader.totals import Totals, totals
 from webapp.status import pathtrace as pt
-from webapp.status.queries import (
-    Latest,
-    NetworkData,
-    SeriesIndex,
-    Totals,
-    archive_starts,
-    latest_samples,
-    series_index,
-    totals,
-)
+from webapp.status.queries import NetworkData, SeriesIndex, series_index
+
+N = TypeVar("N", int, float)
 
 # --------------------------------------------------------------------------- peaks
 
@@ -158,6 +154,12 @@ def port_table(switch: Switch, net: pt.Network | None = None, include_gone: bool
     return PortTable(rows, latest, start, any(p.is_atm for p in ports), tot)
 
 
+def _total(values: list[N | None]) -> N | None:
+    """The sum of the values, None when one of them is unknown."""
+    known = [v for v in values if v is not None]
+    return sum(known) if len(known) == len(values) else None
+
+
 def _port_traffic(r: PortRow, p: Port, idx: SeriesIndex, latest: Latest | None, tot: Totals) -> None:
     for direction in ("in", "out"):
         cells = idx.port.get((p.id, "cells", direction))
@@ -176,17 +178,18 @@ def _port_traffic(r: PortRow, p: Port, idx: SeriesIndex, latest: Latest | None, 
                 kbps = None if rate is None else rate * CELL_BITS / 1000
             elif vp_cells:
                 rates = [latest.rate(s) for s in vp_cells]
-                if all(v is not None for v, _ in rates):
-                    kbps = sum(v for v, _ in rates) * CELL_BITS / 1000
+                vp_rate = _total([v for v, _ in rates])
+                if vp_rate is not None:
+                    kbps = vp_rate * CELL_BITS / 1000
                 for _, f in rates:
                     flags |= f
             if p.is_atm:
                 if cells is not None:
                     count = latest.raw(cells)
-                elif vp_cells and all(latest.raw(s) is not None for s in vp_cells):
-                    count, derived = sum(latest.raw(s) for s in vp_cells), True
-                elif octets is not None and latest.raw(octets) is not None:
-                    count, derived = latest.raw(octets) // CELL_BYTES, True
+                elif vp_cells and (vp_count := _total([latest.raw(s) for s in vp_cells])) is not None:
+                    count, derived = vp_count, True
+                elif octets is not None and (octet_count := latest.raw(octets)) is not None:
+                    count, derived = octet_count // CELL_BYTES, True
             elif octets is not None:
                 count = latest.raw(octets)
         if cells is not None and cells in tot:

@@ -14,181 +14,23 @@ Everything is answered from what the collector already stored:
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import OperationalError, connection, transaction
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from collector.archive.models import PollLog, Series
-from collector.archive.rollup import drawn_sql
-from collector.archive.tiers import TIERS
 from collector.core import names
-from collector.core.facts import capacity_per_s, stored_to_u64
+from collector.core.facts import capacity_per_s
 from collector.inventory.models import CrossConnect, Host, Link, Port, Switch, VirtualChannel, VirtualPath
 from collector.poller.models import HostState
+from collector.reader.latest import Latest, latest_samples
 from webapp.status import pathmodel as pm
 from webapp.status import pathtrace as pt
-
-# --------------------------------------------------------------------------- latest samples
-
-
-@dataclass
-class Latest:
-    """The latest stored poll of one switch, indexed by series id."""
-    switch_id: int
-    time: datetime
-    interval_ms: int | None
-    uptime_cs: int | None
-    values: dict[int, tuple[int | None, int | None, int]]     # series id -> (raw, delta, flags)
-
-    def rate(self, series_id: int | None) -> tuple[float | None, int]:
-        """(units per second, flags) of a series at this poll; None when withheld or absent."""
-        if series_id is None or series_id not in self.values:
-            return None, 0
-        _, delta, flags = self.values[series_id]
-        if delta is None or not self.interval_ms:
-            return None, flags
-        return delta / (self.interval_ms / 1000), flags
-
-    def raw(self, series_id: int | None) -> int | None:
-        if series_id is None or series_id not in self.values:
-            return None
-        return stored_to_u64(self.values[series_id][0])
-
-
-_LATEST_SQL = """
-SELECT sw.id, s.time, s.interval_ms, s.uptime_cs, s.raw, s.delta, s.flags, l.series_ids
-FROM unnest(%s::int[]) AS sw(id)
-CROSS JOIN LATERAL (
-    SELECT t.time, t.interval_ms, t.uptime_cs, t.raw, t.delta, t.flags, t.layout_id
-    FROM traffic_sample t
-    WHERE t.switch_id = sw.id {bound}
-    ORDER BY t.time DESC LIMIT 1
-) s
-JOIN traffic_layout l ON l.id = s.layout_id
-"""
-
-
-def latest_samples(switch_ids) -> dict[int, Latest]:
-    """The latest sample row of each switch: one query (a second one only for switches that have
-    not stored a poll in the last two days)."""
-    ids = sorted(set(switch_ids))
-    if not ids:
-        return {}
-    out: dict[int, Latest] = {}
-    with connection.cursor() as cur:
-        cur.execute(_LATEST_SQL.format(bound="AND t.time > now() - interval '2 days'"), [ids])
-        rows = cur.fetchall()
-        missing = set(ids) - {r[0] for r in rows}
-        if missing:
-            cur.execute(_LATEST_SQL.format(bound=""), [sorted(missing)])
-            rows += cur.fetchall()
-    for sid, time, interval_ms, uptime_cs, raw, delta, flags, series_ids in rows:
-        out[sid] = Latest(sid, time, interval_ms, uptime_cs,
-                          {s: (r, d, f) for s, r, d, f in zip(series_ids, raw, delta, flags)})
-    return out
-
-
-def archive_starts(switch_ids) -> dict[int, datetime]:
-    """The time of the first stored poll of each switch (one query)."""
-    ids = sorted(set(switch_ids))
-    if not ids:
-        return {}
-    with connection.cursor() as cur:
-        cur.execute("""
-            SELECT sw.id, s.time FROM unnest(%s::int[]) AS sw(id)
-            CROSS JOIN LATERAL (SELECT t.time FROM traffic_sample t WHERE t.switch_id = sw.id
-                                ORDER BY t.time ASC LIMIT 1) s""", [ids])
-        return dict(cur.fetchall())
-
-
-# --------------------------------------------------------------------------- totals
-
-
-TOTALS_BUDGET_MS = 300      # the raw tail is summed only if it takes less (the page must answer in a second)
-
-
-@dataclass
-class Totals:
-    """Sums of deltas per series since the archive began, or why they are not available."""
-    by_series: dict[int, int]
-    available: bool = True
-    through: dict[str, datetime] = field(default_factory=dict)     # rollup tier -> done_until used
-    raw_from: datetime | None = None                               # raw polls summed from here on
-    why: str = ""
-
-    def get(self, sid, default=None):
-        return self.by_series.get(sid, default)
-
-    def __contains__(self, sid) -> bool:
-        return sid in self.by_series
-
-    def __getitem__(self, sid) -> int:
-        return self.by_series[sid]
-
-
-def totals(switch_ids, series_ids) -> Totals:
-    """Sum of the deltas of each series since the archive began, in three queries: the rollup
-    tiers up to their watermarks (coarsest first, each finer tier adding the stretch after the
-    previous one), then the raw polls after the last watermark. The statement is bounded by
-    TOTALS_BUDGET_MS: when the rollups are far behind (or have never run) and the raw tail is
-    too long to sum in time, the totals are reported unavailable rather than slowing the page."""
-    sids = sorted(set(series_ids))
-    swids = sorted(set(switch_ids))
-    if not sids or not swids:
-        return Totals({})
-    parts, params = [], []
-    with connection.cursor() as cur:
-        cur.execute("SELECT current_setting('statement_timeout'), "
-                    "(SELECT coalesce(json_object_agg(tier, done_until), '{}'::json) FROM traffic_rollup_watermark)")
-        old_timeout, marks_json = cur.fetchone()
-        if isinstance(marks_json, str):
-            marks_json = json.loads(marks_json)
-        marks = {k: datetime.fromisoformat(v) for k, v in (marks_json or {}).items()}
-        lower = None
-        used = {}
-        for tier in reversed(TIERS):
-            upper = marks.get(tier.name)
-            if upper is None or (lower is not None and upper <= lower):
-                continue
-            cond = "bucket < %s" + ("" if lower is None else " AND bucket >= %s")
-            parts.append(f"SELECT series_id, sum(sum_delta)::numeric FROM {tier.table} "
-                         f"WHERE series_id = ANY(%s) AND {cond} GROUP BY 1")
-            params += [sids, upper] + ([] if lower is None else [lower])
-            used[tier.name] = upper
-            lower = upper
-        tail = ("SELECT u.sid, sum(u.d)::numeric FROM traffic_sample s JOIN traffic_layout l ON l.id = s.layout_id "
-                "CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f) "
-                f"WHERE s.switch_id = ANY(%s) AND u.sid = ANY(%s) AND {drawn_sql('u.d', 'u.f', 's.interval_ms')}")
-        params_tail = [swids, sids]
-        if lower is not None:
-            tail += " AND s.time >= %s"
-            params_tail.append(lower)
-        parts.append(tail + " GROUP BY 1")
-        out: dict[int, int] = defaultdict(int)
-        nested = connection.in_atomic_block     # a savepoint: the local setting outlives it, restore it
-        try:
-            with transaction.atomic():
-                cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(TOTALS_BUDGET_MS)])
-                cur.execute(" UNION ALL ".join(parts), params + params_tail)
-                rows = cur.fetchall()
-                if nested:
-                    cur.execute("SELECT set_config('statement_timeout', %s, true)", [old_timeout])
-        except OperationalError as exc:
-            if "statement timeout" not in str(exc) and "canceling statement" not in str(exc):
-                raise
-            why = ("the rollups have not run yet" if not used else
-                   f"the rollups are behind (done until {min(used.values()):%Y-%m-%d %H:%M} UTC)")
-            return Totals({}, False, used, lower, f"{why}, and summing the raw polls since then takes too long")
-        for sid, total in rows:
-            out[sid] += int(total or 0)
-    return Totals(dict(out), True, used, lower)
-
 
 # --------------------------------------------------------------------------- series catalogue
 
@@ -304,7 +146,8 @@ def load_network(rates: bool = True, rate_switch_ids=None, topology_only: bool =
         "id", "switch_id", "name", "key", "label", "port_type", "oper_status", "admin_status",
         "neighbor_address", "neighbor_ifname", "description", "is_atm")]
     hosts = [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")]
-    links = [pm.LinkInfo(*row[:9], tuple(f"{e.get('side')}: {e.get('says')}" for e in (row[9] or [])))
+    # row[:9] is every field before `evidence` (mypy cannot count a slice of a row of unknown length).
+    links = [pm.LinkInfo(*row[:9], tuple(f"{e.get('side')}: {e.get('says')}" for e in (row[9] or [])))  # type: ignore[call-arg]
              for row in link_rows]
     if topology_only:
         return NetworkData(pt.Network(sw_info, ports, hosts, links, []), {}, switches)
@@ -400,7 +243,8 @@ def add_rates(data: NetworkData, switch_ids, vc_rows=None, vp_rows=None) -> None
 def _rate(latest: dict[int, Latest], idx: SeriesIndex, sid: int | None, side: str) -> pm.Rate | None:
     if sid is None:
         return None
-    row = latest.get(idx.switch_of.get(sid))
+    switch_id = idx.switch_of.get(sid)
+    row = latest.get(switch_id) if switch_id is not None else None
     if row is None or sid not in row.values:
         return None
     value, flags = row.rate(sid)
@@ -468,6 +312,8 @@ def value_notes(switch: Switch, within: timedelta = timedelta(days=1)) -> ValueN
     if row is None:
         return None
     at, notes = row
+    if notes is None:                   # excluded by the query (notes__isnull=False)
+        return None
     keys = {str(ex[1]).split(".")[0] for ex in notes.get("examples", [])}
     names = dict(Port.objects.filter(switch=switch, key__in=keys).values_list("key", "name"))
     examples = [{"port": names.get(str(index).split(".")[0], ""), "counter": obj, "index": index, "reason": reason,

@@ -5,11 +5,11 @@ they are matched with the path converter; the more specific patterns come first.
 """
 from django.urls import path
 
-from webapp.budget import limited
 from webapp.status.views import connections, dashboard, hosts, runs, switches
+from webapp.timelimits import limited
 
 app_name = "status"
-# Every status page's statements time out at the "status" limit (webapp/budget.py): a 503 page.
+# Every status page's statements time out at the "status" limit (collector/reader/timelimits.py): a 503 page.
 # Not the actions (check now, new run): they poll and write, outside a request-wide transaction.
 urlpatterns = [
     path("", limited("status")(dashboard.dashboard), name="dashboard"),

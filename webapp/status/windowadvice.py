@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analysis.window import Advice, advise, payload_bps
+from numerics.window import Advice, advise, payload_bps
 from webapp.status.pathmodel import Trace
 
 MAX_RTT_MS = 60_000.0

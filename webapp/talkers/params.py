@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlencode
 
 from collector.core.isotime import iso
-from webapp.traffic import tiers
-from webapp.traffic.params import BadRequest, PlotRequest, parse_window, resolve_range, single
+from collector.reader import resolution
+from collector.reader.selection import BadRequest, PlotRequest, parse_window, resolve_range, single
 
 RANGES = ("1h", "3h", "24h", "7d", "30d", "1y")
 ENTITIES = ("port", "vp", "vc", "any")
@@ -48,7 +49,7 @@ class TalkersRequest:
     order: str = "top"
     n: int = 10
 
-    def query(self, **override: object) -> str:
+    def query(self, **override: Any) -> str:
         r = replace(self, **override) if override else self
         q: list[tuple[str, str]] = []
         if r.range == "custom" and r.start:
@@ -107,4 +108,4 @@ def window(req: TalkersRequest, now: datetime) -> tuple[datetime, datetime]:
     return resolve_range(PlotRequest((), rng, req.start, req.end), now, None)
 
 
-assert set(RANGES) <= set(tiers.RANGES)
+assert set(RANGES) <= set(resolution.RANGES)

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import connection
 
 from collector.archive.tiers import TIER, TIERS, Tier, floor_time
 from collector.core.facts import CELL_BYTES
 from collector.groups.rules import ENTITY_SQL, TRAFFIC_SQL
+from collector.reader import queries as traffic_queries
+from collector.reader import resolution as traffic_tiers
 from webapp.talkers.params import TalkersRequest
-from webapp.traffic import queries as traffic_queries
-from webapp.traffic import tiers as traffic_tiers
 
 MAX_ROWS = 4_000_000          # tier rows one ranking may aggregate
 TAIL_MAX_SERIES = 2_000       # scopes up to this size also read the minutes the rollup has not reached
@@ -104,7 +105,8 @@ def plan(lo: datetime, hi: datetime, n_series: int, cut: dict[str, datetime | No
 
 
 def _bucket_union(p: Plan, where: str) -> tuple[str, dict]:
-    parts, params = [], {}
+    parts: list[str] = []
+    params: dict[str, Any] = {}
     if p.main is not None:
         parts.append(f"SELECT t.series_id, t.sum_delta, t.sum_interval_ms, t.max_rate, t.samples, t.flagged "
                      f"FROM {TIER[p.main[0]].table} t {where} t.bucket >= %(mlo)s AND t.bucket < %(mhi)s")

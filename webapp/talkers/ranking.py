@@ -2,7 +2,7 @@
 
 Ranked by average (drawn traffic over drawn time, as the plots' statistics), by peak (the
 highest one-sample rate: the tiers' max_rate) or by the 95th percentile of the rates at the
-plots' p95 resolution (webapp/traffic/tiers.p95_basis: the finest with at most 20,000 points, so
+plots' p95 resolution (webapp/traffic/resolution.p95_basis: the finest with at most 20,000 points, so
 a ranking and a plot of the same window say the same number). The 95th percentile is computed
 for as few series as the ranking needs: no percentile of a series is above its peak, so series
 are taken by descending peak until the next one's peak is below the n-th percentile found
@@ -18,13 +18,13 @@ from datetime import datetime
 from collector.core.isotime import iso
 from collector.groups.resolve import GroupError, resolve
 from collector.inventory.models import Switch
+from collector.reader import catalog
+from collector.reader import queries as traffic_queries
+from collector.reader import resolution as traffic_tiers
+from collector.reader.catalog import SeriesInfo
+from collector.reader.selection import BadRequest
 from webapp.talkers import queries
 from webapp.talkers.params import TalkersRequest, window
-from webapp.traffic import catalog
-from webapp.traffic import queries as traffic_queries
-from webapp.traffic import tiers as traffic_tiers
-from webapp.traffic.catalog import SeriesInfo
-from webapp.traffic.params import BadRequest
 
 P95_MAX_VALUES = 20_000_000      # rates one ranking by percentile may read
 P95_BATCH_MAX = 1000            # series per percentile statement (the first: the n asked for, plus 10)
@@ -157,9 +157,10 @@ def _by_p95(req: TalkersRequest, plan: queries.Plan, sel: str, params: dict, fil
         if not _p95_top(aggs, req.n, p95) and totals.count > len(aggs):
             raise BadRequest(f"ranking by the 95th percentile did not settle within the {P95_CANDIDATES:,} series of "
                              "highest peak: narrow the scope or the window, or rank by peak or average")
-    ranked = [a for a in aggs if p95.computed.get(a.series_id) is not None]
+    computed = {a.series_id: v for a in aggs if (v := p95.computed.get(a.series_id)) is not None}
+    ranked = [a for a in aggs if a.series_id in computed]
     sign = -1 if req.order == "top" else 1
-    ranked.sort(key=lambda a: (sign * p95.computed[a.series_id], a.series_id))
+    ranked.sort(key=lambda a: (sign * computed[a.series_id], a.series_id))
     return ranked[:req.n], totals
 
 

@@ -1,7 +1,7 @@
 """Top talkers: the page, its JSON and its CSV (the same parameters and rows). Read only.
 
 Bounds: at most MAX_ROWS tier rows aggregated (queries.py), at most P95_MAX_VALUES rates for a
-ranking by percentile (ranking.py), every statement within the "talkers" limit (webapp/budget.py),
+ranking by percentile (ranking.py), every statement within the "talkers" limit (collector/reader/timelimits.py),
 and the requests count against the expensive-request rate limits (webapp/access/ratelimits.py).
 """
 from __future__ import annotations
@@ -18,10 +18,11 @@ from django.views.decorators.http import require_GET
 from collector.core.isotime import iso
 from collector.groups.models import Group
 from collector.inventory.models import Switch
-from webapp.budget import TooSlow, statement_budget, too_slow_response
+from collector.reader.catalog import UnknownSeries
+from collector.reader.selection import BadRequest
+from collector.reader.timelimits import TooSlow, time_limited
 from webapp.talkers import params, ranking
-from webapp.traffic.catalog import UnknownSeries
-from webapp.traffic.params import BadRequest
+from webapp.timelimits import too_slow_response
 
 CSV_FIELDS = ["rank", "series_id", "switch", "port", "port_label", "vpi", "vci", "direction", "metric", "value",
               "average", "peak", "p95", "unit", "total", "total_unit", "total_bytes", "share_pct", "coverage_pct",
@@ -31,7 +32,7 @@ CSV_FIELDS = ["rank", "series_id", "switch", "port", "port_label", "vpi", "vci",
 def _answer(request: HttpRequest, kind: str):
     """The ranking of the request, or the response that says why there is none."""
     try:
-        with statement_budget("talkers"):
+        with time_limited("talkers"):
             return ranking.build(params.parse(request.GET))
     except (BadRequest, UnknownSeries) as exc:
         if kind == "json":

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
 from django.db import connection
 from django.db.models import Q
 from django.urls import reverse
 
-from collector.archive.tiers import TIERS, floor_time
-from collector.inventory.layout import HEIGHT, WIDTH, positions
+from collector.archive.tiers import TIERS
+from collector.inventory.mappositions import HEIGHT, WIDTH, positions
 from collector.inventory.models import Host, Link, Port, Switch
+from collector.reader.latest import rates_at, rates_now, retained
 from webapp.status import pathmodel as pm
 from webapp.status import pathtrace as pt
 from webapp.status import queries as q
-from webapp.topology.layout import place
+from webapp.topology.drawing import place
 
 # Nodes the map draws at most. A larger network is drawn around one switch: its neighbours within
 # `hops` links (the best-connected switch unless one is asked for), the limit stated in the answer.
@@ -85,84 +87,6 @@ def _attachments() -> tuple[pt.Network, dict[int, str]]:
 def _url(prefix: str, name: str) -> str:
     """A status URL of a name that may hold "/", quoted as django.urls.reverse quotes it."""
     return prefix + quote(name, safe="!$&'()*+,;=/~:@") + "/"
-
-
-# The latest poll of each switch (within 2 days, as queries.latest_samples), and of it only the
-# elements of the series asked: the whole arrays of 2,100 switches were 200,000 values to decode.
-# One row per switch (its latest poll's time once, the asked series' values as arrays): a row per
-# series made the driver parse the same time 10,000 times at 100,000 ports (figure 13p).
-_RATES_NOW = """
-SELECT sw.id, s.time, s.interval_ms, array_agg(x.sid), array_agg(x.delta), array_agg(x.flags)
-  FROM unnest(%s::int[]) AS sw(id)
- CROSS JOIN LATERAL (SELECT t.time, t.interval_ms, t.delta, t.flags, t.layout_id FROM traffic_sample t
-                      WHERE t.switch_id = sw.id {bound}
-                      ORDER BY t.time DESC LIMIT 1) s
-  JOIN traffic_layout l ON l.id = s.layout_id
- CROSS JOIN LATERAL (SELECT u.sid, s.delta[u.pos] AS delta, s.flags[u.pos] AS flags
-                       FROM unnest(l.series_ids) WITH ORDINALITY AS u(sid, pos) WHERE u.sid = ANY(%s)) x
- GROUP BY sw.id, s.time, s.interval_ms"""
-
-
-def rates_now(switch_ids: set[int], sids: set[int]) -> tuple[dict[int, tuple[float | None, int]], datetime | None]:
-    """sid -> (units/s, flags) from the latest poll of each switch (the switches of the series
-    asked); and the oldest of those polls."""
-    if not sids or not switch_ids:
-        return {}, None
-    out: dict[int, tuple[float | None, int]] = {}
-    times: dict[int, datetime] = {}
-    with connection.cursor() as cur:
-        cur.execute(_RATES_NOW.format(bound="AND t.time > now() - interval '2 days'"),
-                    [sorted(switch_ids), sorted(sids)])
-        rows = cur.fetchall()
-        missing = switch_ids - {r[0] for r in rows}
-        if missing:        # switches not polled for two days: their last poll, however old
-            cur.execute(_RATES_NOW.format(bound=""), [sorted(missing), sorted(sids)])
-            rows += cur.fetchall()
-    for switch_id, time, interval_ms, ids, deltas, flags in rows:
-        per_s = interval_ms / 1000 if interval_ms else None
-        for sid, delta, flag in zip(ids, deltas, flags):
-            out[sid] = (delta / per_s if delta is not None and per_s else None, flag or 0)
-        times[switch_id] = time
-    return out, (min(times.values()) if times else None)
-
-
-def rates_at(at: datetime, sids: set[int]) -> tuple[dict[int, tuple[float | None, int]], str, datetime | None]:
-    """sid -> (units/s, flagged samples) in the bucket of the finest tier that holds `at`."""
-    if not sids:
-        return {}, "", None
-    with connection.cursor() as cur:
-        for tier in TIERS:
-            bucket = floor_time(at, tier.seconds)
-            cur.execute(f"SELECT series_id, sum_delta, sum_interval_ms, flagged FROM {tier.table} "
-                        "WHERE series_id = ANY(%s) AND bucket = %s", [sorted(sids), bucket])
-            rows = cur.fetchall()
-            if rows:
-                return ({sid: ((delta / (ms / 1000.0)) if ms else None, flagged) for sid, delta, ms, flagged in rows},
-                        tier.name, bucket)
-    return {}, "", None
-
-
-ROLLUPS = ("traffic_rollup_1d", "traffic_rollup_1h", "traffic_rollup_15m", "traffic_rollup_1m")
-
-
-def retained() -> tuple[datetime | None, datetime | None]:
-    """The oldest bucket any tier still holds, and the newest 1-minute bucket (the slider's range).
-
-    Read from the edge chunks only (retention drops whole chunks, collector/archive/rollup.py):
-    min(bucket) of a whole tier has no index to use and read 4.7 M rows of the 1-day tier at
-    100,000 ports (0.6 s); now the oldest chunk of each tier and the newest of the 1-minute one."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT hypertable_name, min(range_end), max(range_start) FROM timescaledb_information.chunks "
-                    "WHERE hypertable_name = ANY(%s) GROUP BY hypertable_name", [list(ROLLUPS)])
-        edges = {name: (first_end, last_start) for name, first_end, last_start in cur.fetchall()}
-        if not edges:
-            return None, None
-        oldest_sql = " UNION ALL ".join(f"(SELECT min(bucket) FROM {t} WHERE bucket < %s)" for t in edges)
-        newest = edges.get("traffic_rollup_1m")
-        cur.execute(f"SELECT (SELECT min(m) FROM ({oldest_sql}) o(m)), "
-                    + ("(SELECT max(bucket) FROM traffic_rollup_1m WHERE bucket >= %s)" if newest else "NULL"),
-                    [first_end for first_end, _ in edges.values()] + ([newest[1]] if newest else []))
-        return cur.fetchone()
 
 
 def _direction(series: dict, rates: dict, out_port: int, in_port: int | None) -> dict:
@@ -231,7 +155,8 @@ def build(at: datetime | None = None, fresh_layout: bool = False, around: int | 
                                                                 b_port__gone_at__isnull=True).values_list(
         "id", "a_port_id", "b_port_id", "state", "source", "confidence", "conflict", "evidence", "a_port__switch_id",
         "a_port__name", "b_port__switch_id", "b_port__name"))
-    edges, port_ids = [], set()
+    edges: list[dict[str, Any]] = []
+    port_ids: set[int] = set()
     for lid, a, b, state, source, conf, conflict, evidence, a_sw, a_name, b_sw, b_name in links:
         port_ids |= {a, b}
         edges.append({"id": f"l{lid}", "link": lid, "kind": "switch", "a": f"switch:{a_sw}",
@@ -265,10 +190,10 @@ def build(at: datetime | None = None, fresh_layout: bool = False, around: int | 
     sids = {ps.sid for ps in series.values()}
     if at is None:
         rates, measured = rates_now({ps.switch_id for ps in series.values()}, sids)
-        source = {"kind": "now", "measured": measured.isoformat() if measured else None}
+        rates_from: dict[str, Any] = {"kind": "now", "measured": measured.isoformat() if measured else None}
     else:
         rates, tier, bucket = rates_at(at, sids)
-        source = {"kind": "rollup", "tier": tier, "bucket": bucket.isoformat() if bucket else None,
+        rates_from = {"kind": "rollup", "tier": tier, "bucket": bucket.isoformat() if bucket else None,
                   "width_s": next((t.seconds for t in TIERS if t.name == tier), None)}
     plot = reverse("traffic:plot") + "?"
     for e in edges:
@@ -278,15 +203,16 @@ def build(at: datetime | None = None, fresh_layout: bool = False, around: int | 
         e["plot"] = (f"{plot}switch={quote_plus(switches[int(e['a'].split(':')[1])].name)}"
                      f"&port={quote_plus(e['a_port'])}")            # urlencode: 20 us an edge, 3,000 edges
     switch_url, host_url = reverse("status:switches"), reverse("status:hosts")
-    nodes = [{"id": f"switch:{s.id}", "kind": "switch", "name": s.name, "type": s.switch_type, "enabled": s.enabled,
-              "url": _url(switch_url, s.name)} for s in switches.values()]
+    nodes: list[dict[str, Any]] = [
+        {"id": f"switch:{s.id}", "kind": "switch", "name": s.name, "type": s.switch_type, "enabled": s.enabled,
+         "url": _url(switch_url, s.name)} for s in switches.values()]
     nodes += [{"id": f"host:{h.id}", "kind": "host", "name": h.name, "address": h.address,
                "url": _url(host_url, h.name)} for h in hosts.values()]
     placed = place([n["id"] for n in nodes], [(e["a"], e["b"]) for e in edges], positions(), fresh_layout)
     for n in nodes:
         n["x"], n["y"] = placed[n["id"]]
     oldest, newest = retained()
-    return {"nodes": nodes, "edges": edges, "size": [WIDTH, HEIGHT], "source": source, "view": view,
+    return {"nodes": nodes, "edges": edges, "size": [WIDTH, HEIGHT], "source": rates_from, "view": view,
             "retained": {"oldest": oldest.isoformat() if oldest else None,
                          "newest": newest.isoformat() if newest else None},
             "conflicts": [{"link": e["link"], "a": e["a"], "b": e["b"], "text": e["conflict"]}

@@ -1,11 +1,11 @@
 """The network map (included at "map/" by webapp/urls.py)."""
 from django.urls import path
 
-from webapp.budget import limited
+from webapp.timelimits import limited
 from webapp.topology import views
 
 app_name = "topology"
-# Every read within the "status" statement budget (webapp/budget.py): a 503 that states it.
+# Every read within the "status" statement budget (collector/reader/timelimits.py): a 503 that states it.
 urlpatterns = [
     path("", limited("status")(views.page), name="map"),
     path("api/graph", limited("status", "json")(views.graph_api), name="graph"),

@@ -4,7 +4,7 @@ VCs that cross it, a traced path to highlight, and stored node positions (operat
 Bounds: the graph is one row per switch, host and link, read in a fixed number of queries within
 the "status" statement budget, at most graph.MAP_NODES_MAX nodes drawn (a larger network around one
 switch, `around`, within `hops` links); `at` must fall in the archive's range; at most
-collector.inventory.layout.MAX_NODES positions per request."""
+collector.inventory.mappositions.MAX_NODES positions per request."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from collector.core.isotime import iso, parse_optional
-from collector.inventory import layout
+from collector.inventory import mappositions
 from collector.inventory.models import Host, Link, LinkEvidence, Switch
 from webapp.access import roles
 from webapp.status import queries as q
@@ -43,7 +43,7 @@ def page(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def graph_api(request: HttpRequest) -> JsonResponse:
+def graph_api(request: HttpRequest) -> HttpResponse:
     """?at=<ISO 8601>: the utilisation of that time from the rollups; none: the latest polls."""
     try:
         at = parse_optional("at", request.GET.get("at"))
@@ -144,7 +144,7 @@ def positions_api(request: HttpRequest) -> JsonResponse:
             moved = body.get("positions") if isinstance(body, dict) else None
         else:
             moved = json.loads(request.POST.get("positions") or "null")
-        saved = layout.save(moved, request.user.get_username())
-    except (ValueError, layout.LayoutError) as exc:
+        saved = mappositions.save(moved, request.user.get_username())
+    except (ValueError, mappositions.LayoutError) as exc:
         return _bad(str(exc))
     return JsonResponse({"saved": saved})

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from collector.core.isotime import iso
-from webapp.traffic import plots, queries, service
-from webapp.traffic.catalog import SeriesInfo
-from webapp.traffic.params import BadRequest, Compare, PlotRequest
-from webapp.traffic.points import Gap
-from webapp.traffic.service import Plan, Plotted
+from collector.reader import queries, reading
+from collector.reader.catalog import SeriesInfo
+from collector.reader.points import Gap
+from collector.reader.reading import Plan, Plotted
+from collector.reader.selection import BadRequest, Compare, PlotRequest
+from webapp.traffic import datajson, plots
 
 
 @dataclass
@@ -48,13 +49,13 @@ def attach(p: Plan, for_csv: bool = False) -> Plan:
     for spec in p.req.compare:
         members = [s for s in p.series if spec.series is None or s.id == spec.series]
         lo, hi = p.start - spec.offset, p.end - spec.offset
-        have = [s for s in members if firsts.get(s.id) is not None and firsts[s.id] < hi]
+        have = [s for s in members if (first := firsts.get(s.id)) is not None and first < hi]
         if not have:
             raise BadRequest(_beyond(spec, members, firsts, p))
         req = PlotRequest(tuple(s.id for s in have), "custom", lo, hi, p.unit, p.res)
-        earlier = service.plan(req, have, res=p.res, clock=(p.now, p.done), for_csv=for_csv)
+        earlier = reading.plan(req, have, res=p.res, clock=(p.now, p.done), for_csv=for_csv)
         lines.append(Line(spec, have, earlier))
-    service.check_cells(len(p.series) + sum(len(x.series) for x in lines), p.expected_points, p.res, for_csv)
+    reading.check_cells(len(p.series) + sum(len(x.series) for x in lines), p.expected_points, p.res, for_csv)
     p.compare = lines
     return p
 
@@ -93,7 +94,7 @@ class Fetched:
 
 
 def fetch(p: Plan) -> list[Fetched]:
-    return [Fetched(line, service.fetch(line.plan, with_p95=False)) for line in p.compare]
+    return [Fetched(line, reading.fetch(line.plan, with_p95=False)) for line in p.compare]
 
 
 def shifted(pl: Plotted, offset: timedelta) -> Plotted:
@@ -135,8 +136,8 @@ def as_json(fetched: list[Fetched], with_points: bool) -> list[dict]:
         for pl in f.plotted:
             d = {"series": pl.info.id, "label": f.line.label(pl.info), "offset": f.line.spec.text,
                  "offset_s": int(f.line.offset.total_seconds()), "start": iso(f.line.plan.start),
-                 "end": iso(f.line.plan.end), "stats": service.stats_json(pl), "n_points": len(pl.cols)}
+                 "end": iso(f.line.plan.end), "stats": datajson.stats_json(pl), "n_points": len(pl.cols)}
             if with_points:
-                d["points"] = service.points_json(pl, f.line.plan.res == "raw")
+                d["points"] = datajson.points_json(pl, f.line.plan.res == "raw")
             out.append(d)
     return out

@@ -1,7 +1,7 @@
 """A CSV too large for a web request: offer a background export, and create it on POST.
 
 The job (collector/exports) stores the very COPY a direct download would stream
-(csvexport.copy_spec), so its file is that CSV byte for byte. Its selection is the plan's query
+(csvrows.copy_spec), so its file is that CSV byte for byte. Its selection is the plan's query
 string with the range made absolute: the job exports what was asked when it was asked.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from collector.exports import jobs
-from webapp.traffic import csvexport, tiers
-from webapp.traffic.service import Plan
+from collector.reader import csvrows, resolution
+from collector.reader.reading import Plan
 
 
 def wants_json(request: HttpRequest) -> bool:
@@ -29,7 +29,7 @@ def offer(request: HttpRequest, plan: Plan, size: int) -> HttpResponse:
     """409: not streamed; the message says why and how to start the background export."""
     limit = settings.CELLAR_CSV_SYNC_MAX_CELLS
     message = (f"this CSV has about {size:,} values ({len(plan.series)} series x {plan.expected_points:,} rows of "
-               f"{tiers.RES_LABEL[plan.res]}); a direct download holds at most {limit:,}: start a background "
+               f"{resolution.RES_LABEL[plan.res]}); a direct download holds at most {limit:,}: start a background "
                "export (POST this same URL), or narrow the range or choose a coarser resolution")
     if wants_json(request):
         return JsonResponse({"error": message, "cells": size, "limit": limit,
@@ -40,7 +40,7 @@ def offer(request: HttpRequest, plan: Plan, size: int) -> HttpResponse:
 
 def start(request: HttpRequest, plan: Plan, raw: bool) -> HttpResponse:
     """Create the job for the requester (user, or anonymous session) and point at its page."""
-    header, sql, params = csvexport.copy_spec(plan)
+    header, sql, params = csvrows.copy_spec(plan)
     session_key = None
     if not request.user.is_authenticated:
         # An anonymous owner is its session: make sure there is one and its cookie is sent.
@@ -48,7 +48,7 @@ def start(request: HttpRequest, plan: Plan, raw: bool) -> HttpResponse:
         request.session.save()
         session_key = request.session.session_key
     job = jobs.create(owner_id=request.user.pk if request.user.is_authenticated else None, session_key=session_key,
-                      selection=selection(plan, raw), filename=csvexport.filename(plan), header=header, sql=sql,
+                      selection=selection(plan, raw), filename=csvrows.filename(plan), header=header, sql=sql,
                       params=params, expected_rows=plan.expected_points)
     page = reverse("exports:job", args=[job.id])
     if wants_json(request):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from collector.core.isotime import iso
-from webapp.traffic.points import at
+from collector.reader.points import at
 
 TOTAL_COLOR = "#17212f"
 

@@ -33,9 +33,10 @@ from django.conf import settings
 from django.core.cache import cache
 
 from collector.core.isotime import iso
-from webapp.traffic import streamslots, timeaxis, units
-from webapp.traffic.params import BadRequest, single
-from webapp.traffic.service import Plan
+from collector.reader import units
+from collector.reader.reading import Plan
+from collector.reader.selection import BadRequest, single
+from webapp.traffic import streamslots, timeaxis
 
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
 SIZE_LIMITS = {"w": (300, 2400), "h": (200, 1600)}

@@ -10,9 +10,10 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.http import HttpRequest
 
-from webapp.traffic import bursts, compare, eventmarks, grouptotal, plots, runbands, service, timeaxis
-from webapp.traffic.params import PlotRequest
-from webapp.traffic.service import Plan, Plotted
+from collector.reader import reading
+from collector.reader.reading import Plan, Plotted
+from collector.reader.selection import PlotRequest
+from webapp.traffic import burstbands, compare, datajson, eventmarks, grouptotal, plots, runbands, timeaxis
 
 
 def zone_for(request: HttpRequest, req: PlotRequest) -> ZoneInfo:
@@ -25,7 +26,8 @@ def zone_for(request: HttpRequest, req: PlotRequest) -> ZoneInfo:
 
 def figure(p: Plan, plotted: list[Plotted], earlier: list[compare.Fetched], found: list, zone: ZoneInfo) -> dict:
     fig = plots.build(plotted, p.unit, p.res, p.res_seconds, p.start, p.end, p.req.stack)
-    fig["layout"]["shapes"] += bursts.bands(found) + runbands.bands(p.runs, p.now) + eventmarks.lines(p.events)
+    fig["layout"]["shapes"] += burstbands.bands(found) + runbands.bands(p.runs, p.now) + eventmarks.lines(p.events)
+    fig["layout"].setdefault("annotations", []).extend(runbands.names(p.runs, p.start, p.end))
     marks = eventmarks.trace(p.events)
     if marks is not None:
         fig["data"].append(marks)
@@ -39,7 +41,7 @@ def figure(p: Plan, plotted: list[Plotted], earlier: list[compare.Fetched], foun
 
 def planned(req: PlotRequest) -> Plan:
     """The plan of a request with its comparisons (BadRequest and friends as the views expect)."""
-    plan, _ = service.resolve(req, with_events=True, with_buckets=True)
+    plan, _ = reading.resolve(req, with_events=True, with_buckets=True)
     return compare.attach(plan)
 
 
@@ -47,11 +49,11 @@ def data_body(request: HttpRequest, plan: Plan, *, with_figure: bool, with_point
               with_p95: bool = True) -> tuple[dict, dict | None]:
     """api/data's answer and, when asked, the figure (the images use it too): points, gaps,
     statistics, bursts, runs, comparisons, the zone."""
-    rule = bursts.rule_from(request.GET)
-    plotted = service.fetch(plan, with_p95=with_p95, with_events=True)
+    rule = burstbands.rule_from(request.GET)
+    plotted = reading.fetch(plan, with_p95=with_p95, with_events=True)
     earlier = compare.fetch(plan)
-    body = service.data_json(plan, plotted, with_points=with_points)
-    found = bursts.attach(body, plotted, rule, plan.res == "raw")
+    body = datajson.data_json(plan, plotted, with_points=with_points)
+    found = burstbands.attach(body, plotted, rule, plan.res == "raw")
     body["runs"] = runbands.runs_json(plan.runs)
     body["events"] = eventmarks.events_json(plan.events)
     zone = zone_for(request, plan.req)

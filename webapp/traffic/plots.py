@@ -18,9 +18,9 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from collector.core.facts import Flag, flag_meanings, flag_names
-from webapp.traffic.points import Columns, Gap, at
-from webapp.traffic.units import UNITS, Unit
+from collector.core.facts import Flag, flag_meanings, flag_names, rate_text, significant
+from collector.reader.points import Columns, Gap, at
+from collector.reader.units import UNITS, Unit
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22")
@@ -41,16 +41,14 @@ def hhmm(t: datetime) -> str:
 
 
 def fmt(v: float | None, unit: Unit) -> str:
+    """A rate of the plot's unit as the hover writes it (facts.rate_text: the pages' way)."""
     if v is None:
         return "–"
     if unit.key == "pct":
-        return f"{v:.3g} %"
-    if unit.key.startswith("mbps"):
-        return f"{v:.4g} Mb/s"
-    for div, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= div:
-            return f"{v / div:.4g} {prefix}{unit.short}"
-    return f"{v:.4g} {unit.short}"
+        return rate_text(v, "%", 3)
+    if not unit.si:                  # Mb/s already: no further prefix
+        return f"{significant(v, 4)} {unit.short}"
+    return rate_text(v, unit.short, 4)
 
 
 def _color(i: int) -> str:
@@ -152,12 +150,16 @@ def _markers(c: Columns, f: float, unit: Unit, bucket_s: float | None, color: st
              top: float | None, stacked: bool) -> dict | None:
     """Flagged samples (raw) or buckets with flagged samples: few, so plain lists with text."""
     xs, ys, texts, symbols, colors = [], [], [], [], []
-    marked = c.flags if bucket_s is None else c.flagged
+    if bucket_s is None:
+        flag_bits, stored_deltas = c.raw_flags()
+        marked = flag_bits
+    else:
+        marked = c.flagged
     for k in np.flatnonzero(marked).tolist():
         t, drawn = at(float(c.t[k])), bool(c.seconds[k] > 0)
         avg = int(c.delta[k]) / float(c.seconds[k]) * f if drawn else None
         if bucket_s is None:
-            flags, stored, span = int(c.flags[k]), c.stored[k], float(c.span[k])
+            flags, stored, span = int(flag_bits[k]), stored_deltas[k], float(c.span[k])
             if drawn:
                 y = 0.0 if stacked else avg
             elif flags & Flag.OVER_CAPACITY and top is not None:

@@ -20,7 +20,8 @@ class PlotlyFinder(BaseFinder):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.storage = FileSystemStorage(location=str(PACKAGE_DATA))
-        self.storage.prefix = PREFIX
+        # collectstatic reads a storage's prefix (as AppDirectoriesFinder sets it); the stubs do not declare it.
+        self.storage.prefix = PREFIX  # type: ignore[attr-defined]
 
     def check(self, **kwargs) -> list:
         from django.core.checks import Error

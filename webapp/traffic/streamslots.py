@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import redis
 from django.conf import settings
 
-from webapp.budget import budget_ms
+from collector.reader.timelimits import limit_ms
 
 PREFIX = "cellar:csv-streams:"
 LEASE_SLACK_S = 30
@@ -70,7 +70,7 @@ class Busy(Exception):
 
 
 def lease_seconds() -> float:
-    return budget_ms("traffic.export") / 1000 + LEASE_SLACK_S
+    return limit_ms("traffic.export") / 1000 + LEASE_SLACK_S
 
 
 def acquire(keys: tuple[str, ...], limits: tuple[int, ...], lease_s: float) -> Lease | tuple[int, int]:

@@ -8,7 +8,7 @@ the times written in hover texts are rewritten. Where clocks go back, the repeat
 over the hour before it (both are there, hover tells them apart by value); where they go forward
 the line steps across the missing hour. UTC (the default) leaves the figure untouched.
 
-The times are moved by webapp/personal/wallclock.py (the zone's offsets over the range, applied to
+The times are moved by webapp/wallclock.py (the zone's offsets over the range, applied to
 whole arrays; a single time, such as an axis end, goes through the same code).
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from webapp.personal.wallclock import is_utc, shift_ms, wall_clock_text, wall_clock_texts
 from webapp.traffic import plots
+from webapp.wallclock import is_utc, shift_ms, wall_clock_text, wall_clock_texts
 
 _STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d(?:\.\d+)?)?)")
 

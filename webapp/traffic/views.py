@@ -2,7 +2,7 @@
 
 Read-only (a large CSV's POST creates a background export job through collector.exports).
 Views only parse, delegate (service, catalog, plots, csvexport, exportjobs) and answer; bad
-input is a 400 whose message says what was wrong, a query past its time limit (webapp/budget.py)
+input is a 400 whose message says what was wrong, a query past its time limit (collector/reader/timelimits.py)
 a 503 saying the limit and what to do, never a 500.
 """
 from __future__ import annotations
@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 import orjson
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -23,38 +24,28 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from collector.core.isotime import iso
 from collector.inventory.models import Switch
-from webapp.budget import TooSlow, budget_ms, is_timeout, statement_budget, too_slow_response
-from webapp.traffic import (
-    catalog,
-    compare,
-    csvexport,
-    exportjobs,
-    openapi,
-    params,
-    permalinks,
-    plotfigure,
-    service,
-    streamslots,
-    tiers,
-    units,
-)
-from webapp.traffic.catalog import UnknownSeries
-from webapp.traffic.params import BadRequest
-from webapp.traffic.units import UnitError
+from collector.reader import catalog, csvrows, reading, resolution, selection, units
+from collector.reader.catalog import UnknownSeries
+from collector.reader.selection import BadRequest
+from collector.reader.timelimits import TooSlow, is_timeout, limit_ms, time_limited
+from collector.reader.units import UnitError
+from webapp.access import roles
+from webapp.timelimits import too_slow_response
+from webapp.traffic import compare, datajson, exportjobs, plotfigure, streamslots
 
 BAD = (BadRequest, UnknownSeries, UnitError)
 
 
 def answers_400(kind: str, budget: str | None = None, methods: tuple[str, ...] = ("GET",)) -> Callable:
     """Turn bad input into a 400 (JSON, HTML or plain text) carrying the message; with a budget
-    (webapp/budget.py), the view's statements time out at that endpoint's limit, answered 503."""
+    (collector/reader/timelimits.py), the view's statements time out at that endpoint's limit, answered 503."""
     def wrap(view: Callable) -> Callable:
         @functools.wraps(view)
         def inner(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             try:
                 if budget is None:
                     return view(request, *args, **kwargs)
-                with statement_budget(budget):
+                with time_limited(budget):
                     return view(request, *args, **kwargs)
             except BAD as exc:
                 if kind == "json":
@@ -76,10 +67,10 @@ def fast_json(body: dict) -> HttpResponse:
 
 @answers_400("html")
 def page(request: HttpRequest) -> HttpResponse:
-    req = params.parse(request.GET)
+    req = selection.parse(request.GET)
     ids, group = list(req.series_ids), None
     if req.group is not None:
-        ids, name = service.group_series(req.group)
+        ids, name = reading.group_series(req.group)
         group = {"id": req.group, "name": name}
     if not any(request.GET.get(k) for k in ("range", "start", "end")):
         req = dataclasses.replace(req, range="auto")    # 24 h, or less when the data is younger
@@ -88,7 +79,7 @@ def page(request: HttpRequest) -> HttpResponse:
         for s in selected:
             units.factor(s, req.unit)
     if req.range == "custom":
-        params.resolve_range(req, timezone.now(), None)
+        selection.resolve_range(req, timezone.now(), None)
     zone = plotfigure.zone_for(request, req)
     state = {"series": [s.as_json() for s in selected], "range": req.range,
              "start": iso(req.start) if req.start else None, "end": iso(req.end) if req.end else None,
@@ -96,10 +87,10 @@ def page(request: HttpRequest) -> HttpResponse:
              "compare": ",".join(c.query_text() for c in req.compare)}
     user = request.user
     return render(request, "traffic/plot.html", {
-        "state": state, "ranges": tiers.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [
+        "state": state, "ranges": resolution.RANGE_CHOICES[:-1], "units": [("auto", "automatic")] + [
             (u.key, u.label) for u in units.UNITS.values()], "zone": zone.key,
-        "can_save_view": user.has_perm(permalinks.SAVE_VIEWS), "can_mint_image": user.has_perm(permalinks.MINT_LINKS),
-        "resolutions": [("auto", "automatic")] + [(r, tiers.RES_LABEL[r]) for r in tiers.RESOLUTIONS]})
+        "can_save_view": user.has_perm(roles.SAVE_VIEWS), "can_mint_image": user.has_perm(roles.MINT_LINKS),
+        "resolutions": [("auto", "automatic")] + [(r, resolution.RES_LABEL[r]) for r in resolution.RESOLUTIONS]})
 
 
 @answers_400("json", budget="traffic.data")
@@ -108,10 +99,10 @@ def data(request: HttpRequest) -> HttpResponse:
     out the point columns (the page draws the figure); p95=0 leaves out the 95th percentile,
     which reads a finer resolution than the plot (the page asks api/p95 after drawing)."""
     started = time.perf_counter()
-    req = params.parse(request.GET)
-    figure = params.on_off(request.GET, "figure", False)
-    with_points = params.on_off(request.GET, "points", True)
-    with_p95 = params.on_off(request.GET, "p95", True)
+    req = selection.parse(request.GET)
+    figure = selection.on_off(request.GET, "figure", False)
+    with_points = selection.on_off(request.GET, "points", True)
+    with_p95 = selection.on_off(request.GET, "p95", True)
     body, fig = plotfigure.data_body(request, plotfigure.planned(req), with_figure=figure, with_points=with_points,
                                      with_p95=with_p95)
     if fig is not None:
@@ -126,22 +117,22 @@ def data(request: HttpRequest) -> HttpResponse:
 def p95(request: HttpRequest) -> HttpResponse:
     """The 95th percentile of each series over the same range as api/data with the same query."""
     started = time.perf_counter()
-    plan, _ = service.resolve(params.parse(request.GET))
-    body = service.p95_json(plan, service.p95(plan))
+    plan, _ = reading.resolve(selection.parse(request.GET))
+    body = datajson.p95_json(plan, reading.p95(plan))
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return fast_json(body)
 
 
 @answers_400("text", methods=("GET", "POST"))
-def export(request: HttpRequest) -> HttpResponse:
+def export(request: HttpRequest) -> HttpResponseBase:
     """GET: the CSV, streamed, when it is small enough (CELLAR_CSV_SYNC_MAX_CELLS) and a stream
     slot is free (429 otherwise); larger, a page (or JSON) offering a background export.
     POST (same query string): create that background export job. Not wrapped in a statement
     budget: the COPY sets its own, and its transaction outlives this function (streaming)."""
-    raw = params.on_off(request.GET, "raw", False)
-    plan, _ = service.resolve(params.parse(request.GET), for_csv=True, res="raw" if raw else None)
+    raw = selection.on_off(request.GET, "raw", False)
+    plan, _ = reading.resolve(selection.parse(request.GET), for_csv=True, res="raw" if raw else None)
     compare.attach(plan, for_csv=True)
-    size = csvexport.cells(plan)
+    size = csvrows.cells(plan)
     if request.method == "POST":
         return exportjobs.start(request, plan, raw)
     if size > settings.CELLAR_CSV_SYNC_MAX_CELLS:
@@ -152,8 +143,8 @@ def export(request: HttpRequest) -> HttpResponse:
         busy = HttpResponse(f"{exc}\n", status=429, content_type="text/plain; charset=utf-8")
         busy["Retry-After"] = str(exc.retry_after)
         return busy
-    ms = budget_ms("traffic.export")
-    chunks = csvexport.stream(plan, timeout_ms=ms)
+    ms = limit_ms("traffic.export")
+    chunks = csvrows.stream(plan, timeout_ms=ms)
     try:
         # The header and the first ~64 KiB of rows before answering: a query that times out
         # before its first rows (a sort, an aggregate) is then a 503 with the limit, not a CSV
@@ -167,7 +158,7 @@ def export(request: HttpRequest) -> HttpResponse:
         raise
     response = StreamingHttpResponse(streamslots.guarded(first, chunks, lease),
                                      content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{csvexport.filename(plan)}"'
+    response["Content-Disposition"] = f'attachment; filename="{csvrows.filename(plan)}"'
     return response
 
 
@@ -219,12 +210,7 @@ def for_port(request: HttpRequest, switch: str, port: str) -> HttpResponse:
     except LookupError as exc:
         return render(request, "traffic/bad_request.html", {"message": str(exc)}, status=404)
     keep = {k: v for k, v in request.GET.items() if k in ("range", "start", "end", "unit", "res", "stack")}
-    query = params.PlotRequest(tuple(ids)).query() + ("&" + urlencode(keep) if keep else "")
+    query = selection.PlotRequest(tuple(ids)).query() + ("&" + urlencode(keep) if keep else "")
     if keep:
         query = query.replace("range=24h&", "")
     return HttpResponseRedirect(f"{reverse('traffic:plot')}?{query}")
-
-
-@require_GET
-def openapi_json(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(openapi.spec())

@@ -6,10 +6,12 @@ from datetime import timedelta
 
 import pytest
 
-from collector.alerts import actions, evaluate, rules
+from collector.alerts import actions, evaluate, notify, rules
 from collector.alerts.models import Destination, EvaluationRun, Notification, State, Transition
 from collector.core.facts import Flag
 from collector.events.models import Event
+from collector.groups import edit as group_edit
+from collector.groups.models import Group
 from collector.inventory.models import Host
 from collector.poller.models import HostCheck, SwitchHealth
 from tests.collector.alerts.conftest import NOW, polls
@@ -95,7 +97,11 @@ def test_a_bits_per_second_threshold_counts_a_cell_as_424_bits_on_the_wire(atm):
     firing = State.objects.get(state="firing")
     assert firing.rule_id == fires.id and firing.object_id == atm["in"].id
     assert firing.value == pytest.approx(int(f.OC3_CELLS * 0.8 * 15) / 15 * 424, rel=1e-9)
-    assert "bits/s" in Notification.objects.get(transition__state=firing, kind="firing").body
+    # Written for people, with the unit kept on the state and its history: 119,807,814 b/s is 120 Mb/s.
+    assert (firing.unit, firing.detail) == ("b/s", "latest 120 Mb/s")
+    assert Transition.objects.get(state=firing).unit == "b/s"
+    body = Notification.objects.get(transition__state=firing, kind="firing").body
+    assert "Value: 120 Mb/s, above the threshold 100 Mb/s" in body
 
 
 def test_muted_rule_fires_silently_and_its_resolution_is_silent_too(atm):
@@ -241,3 +247,33 @@ def test_a_long_window_reads_the_one_minute_tier_before_its_watermark(atm):
     evaluate.run(now=NOW + timedelta(seconds=15))
     state = State.objects.get()
     assert state.state == "firing" and 89 < state.value < 91, (state.value, state.detail)
+
+
+def test_history_outlives_its_rule_retired_or_renamed_its_destination_and_its_switch(atm):
+    """History is evidence: retiring a rule (the page's and the admin's delete), renaming it, deleting
+    its destination or its switch keep every transition and notification, with the names of the time."""
+    rule = rate_rule(atm)
+    polls(atm, NOW - 10 * MIN, 600, 90)
+    evaluate.run(now=NOW)
+    assert transitions() == [("ok", "firing")] and Notification.objects.count() == 1
+    rules.save({"name": "renamed", "kind": "rate", "scope": "switch", "switch": atm["sw"].name, "threshold": "80"},
+               [], rule)
+    actions.retire(rule)
+    rule.refresh_from_db()
+    assert rule.retired_at is not None and not rule.enabled
+    assert evaluate.run(now=NOW + MIN)["rules"] == 0                     # a retired rule is not evaluated
+    assert rules.save({"name": "renamed", "kind": "status", "scope": "switch", "switch": atm["sw"].name}, []).pk
+    group = Group.objects.create(name="watched")
+    actions.retire(rules.save({"name": "on a group", "kind": "rate", "scope": "group", "group": "watched",
+                               "threshold": "50"}, []))
+    group_edit.delete(group)                                              # a retired rule holds no group
+    Destination.objects.filter(name="hook-r").delete()
+    atm["sw"].delete()
+    (t,) = Transition.objects.all()
+    assert (t.rule_name, t.to_state) == ("A above 80", "firing")
+    assert t.message == "FIRING: A above 80 on asx-alert A1 in (cells)"
+    (n,) = Notification.objects.all()
+    assert (n.transition_id, n.destination_name, n.kind) == (t.id, "hook-r", "firing")
+    assert notify.send(n.id) == "failed"                                  # nowhere to send it: it says why
+    n.refresh_from_db()
+    assert n.last_error == "the destination hook-r is deleted"

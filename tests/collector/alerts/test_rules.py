@@ -37,6 +37,8 @@ def base(net, **kw) -> dict:
     ({"kind": "unreachable", "scope": "switch"}, "a unreachable rule's scope is one of object, pattern, all"),
     ({"window_minutes": "5000"}, "window_minutes '5000' must be a whole number from 0 to 1440"),
     ({"name": ""}, "a rule needs a name"),
+    ({"metric": "lost cells"}, "metric 'lost cells': traffic, or a counter's name"),
+    ({"metric": "errors"}, "% of capacity is a share of the traffic a port can carry; errors is not traffic"),
 ])
 def test_bad_rules_are_refused_with_the_reason(atm, change, message):
     with pytest.raises(rules.AlertError) as info:

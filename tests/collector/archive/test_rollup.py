@@ -59,6 +59,19 @@ def assert_tiers_match(rows, ids, t0=f.T0):
                 assert (a is None and b is None) or a == pytest.approx(b, rel=1e-12), (tier.name, key, g, w)
 
 
+def assert_carried(ids: list[int]) -> dict[int, int]:
+    """traffic_series_total holds each series' 1-day buckets before the 1-day watermark (carry_1d_sql)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT series_id, total FROM traffic_series_total WHERE series_id = ANY(%s) AND total <> 0",
+                    [ids])
+        carried = dict(cur.fetchall())
+        cur.execute("SELECT series_id, sum(sum_delta) FROM traffic_rollup_1d WHERE series_id = ANY(%s) AND bucket < "
+                    "(SELECT done_until FROM traffic_rollup_watermark WHERE tier = '1d') GROUP BY 1 "
+                    "HAVING sum(sum_delta) <> 0", [ids])
+        assert carried == dict(cur.fetchall())
+    return carried
+
+
 # A day-crossing table of 15 s polls for two series with every kind of flag, interval and gap.
 def case_rows():
     rows = [(0.0, None, [None, None], [FIRST, FIRST])]
@@ -97,6 +110,7 @@ def test_every_tier_holds_exactly_the_drawn_deltas_of_its_buckets():
     report = rollup.run(budget_s=120)
     assert report.caught_up and not report.skipped
     assert_tiers_match(rows, [s_in.id, s_out.id], t0=t0)
+    assert assert_carried([s_in.id, s_out.id])          # the first day is before the 1-day watermark
     # a range total over whole buckets equals the raw deltas drawn in it, from any tier
     with connection.cursor() as cur:
         cur.execute("SELECT sum(d) FROM traffic_sample s, unnest(s.delta, s.flags) AS u(d, f) "
@@ -156,6 +170,7 @@ def test_rerunning_and_recomputing_gives_identical_rows():
     assert _snapshot([s_in.id, s_out.id]) == before
     steps = rollup.recompute(f.T0, f.T0 + timedelta(hours=1), switch_id=sw.id)
     assert _snapshot([s_in.id, s_out.id]) == before
+    assert assert_carried([s_in.id, s_out.id])          # recomputed days carried once, not twice
 
 
 @pytest.mark.django_db(transaction=True)
@@ -178,6 +193,23 @@ def test_late_samples_recompute_their_buckets_in_every_tier():
     report = rollup.run(budget_s=120)
     assert report.late_buckets == 20
     assert_tiers_match(rows, [s.id])
+    assert_carried([s.id])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_sample_of_a_carried_day_adds_its_delta_to_the_carried_sum():
+    sw = f.switch()
+    s = f.series(f.port(sw), "in")
+    lay = f.layout(sw, [s])
+    rows = [(0.0, None, [None], [FIRST])] + [(300.0 * k, 300000, [100 * k], [0]) for k in range(1, 2 * 288)]
+    late = rows.pop(100)                                        # day one, 08:20: spooled, comes days later
+    f.insert(sw, lay, rows)
+    rollup.run(budget_s=120)
+    before = assert_carried([s.id])[s.id]
+    assert before == sum(r[2][0] or 0 for r in rows)           # both days are past the 1-day watermark
+    f.insert(sw, lay, [late])
+    assert rollup.run(budget_s=120).late_buckets == 1
+    assert assert_carried([s.id])[s.id] == before + late[2][0]
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM traffic_rollup_invalidation")
         assert cur.fetchone()[0] == 0
@@ -223,10 +255,12 @@ def test_retention_drops_old_chunks_but_never_unrolled_data(settings):
         assert count >= 1 and first >= floor_time(done["1m"], 86400)
     # coarse tiers are untouched and still exact
     assert sum(v[0] for v in tier_rows("1d", [s.id]).values()) == day_total
+    carried = assert_carried([s.id])
     # recomputing where raw samples are gone leaves the buckets alone: only 1d is rebuilt, from 1h
     steps = rollup.recompute(start, start + timedelta(days=1))
     assert {st.tier for st in steps} == {"1d"}
     assert sum(v[0] for v in tier_rows("1d", [s.id]).values()) == day_total
+    assert assert_carried([s.id]) == carried
 
 
 @pytest.mark.django_db(transaction=True)

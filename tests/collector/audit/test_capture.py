@@ -18,7 +18,7 @@ from collector.audit.models import AuditEvent
 from collector.core.snapshot import ChannelInfo, PathInfo, PortInfo, Snapshot
 from collector.inventory.discovery import apply_facts, apply_snapshot
 from collector.inventory.models import Host, Port, Switch
-from collector.studies.models import ExperimentRun
+from collector.runs.models import ExperimentRun
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -106,7 +106,8 @@ CASES = {
         {"name": {"old": "asx-a"}, "auth_key": {"secret": "cleared"}}),
     "admin-create-host": Case(
         lambda: None, admin_post("/admin/inventory/host/add/", {
-            "name": "mauchly", "address": "192.0.2.20", "check_method": "auto", "tcp_port": 22, "enabled": "on"}),
+            "name": "mauchly", "address": "192.0.2.20", "check_method": "auto", "tcp_port": 22, "enabled": "on",
+            "poller_group": "default"}),
         "admin", "admin", "create", "inventory.host", {"name": {"new": "mauchly"}, "address": {"new": "192.0.2.20"}}),
     "admin-rename-port": Case(
         make_port, admin_post("/admin/inventory/port/{obj.id}/change/", {
@@ -122,19 +123,20 @@ CASES = {
                                                        "state": {"new": "confirmed"}},
         absent=("b_port",)),
     "cli-add-switch": Case(
-        lambda: None, lambda c, o: call_command("add_switch", "asx-c", "192.0.2.30", "--community", SECRET),
+        lambda: None, lambda c, o: call_command("add_switch", "--no-check", "asx-c", "192.0.2.30", "--community",
+                                                SECRET),
         CLI, "cli", "create", "inventory.switch", {"name": {"new": "asx-c"}, "community": {"secret": "set"}}),
     "cli-add-host": Case(
         lambda: None, lambda c, o: call_command("add_host", "houdini", "192.0.2.21"),
         CLI, "cli", "create", "inventory.host", {"name": {"new": "houdini"}}),
     "cli-run-start": Case(
-        lambda: None, run_start, CLI, "cli", "create", "studies.experimentrun",
+        lambda: None, run_start, CLI, "cli", "create", "runs.experimentrun",
         {"name": {"new": "ftp-1"}, "bytes_sent": {"new": 1000}, "created_by": {"new": "cli"}}, absent=("end",)),
     "cli-run-stop": Case(
         lambda: ExperimentRun.objects.create(name="ftp-1", start=timezone.now() - timedelta(minutes=5)),
-        run_stop, CLI, "cli", "update", "studies.experimentrun", {"end": {"old": None}}, absent=("name", "start")),
+        run_stop, CLI, "cli", "update", "runs.experimentrun", {"end": {"old": None}}, absent=("name", "start")),
     "web-run-new": Case(
-        lambda: None, web_run, "op", "web", "create", "studies.experimentrun",
+        lambda: None, web_run, "op", "web", "create", "runs.experimentrun",
         {"name": {"new": "web-1"}, "bytes_sent": {"new": 5000}, "created_by": {"new": "op"}}),
 }
 
@@ -218,5 +220,5 @@ def test_a_request_leaves_no_actor_bound(client, admin_user):
 def test_a_long_report_is_summarised_not_copied():
     report = {"intervals": ["x" * 100] * 100}
     run = ExperimentRun.objects.create(name="big", start=timezone.now() - timedelta(hours=1), report=report)
-    event = AuditEvent.objects.get(object_id=str(run.id), object_type="studies.experimentrun")
+    event = AuditEvent.objects.get(object_id=str(run.id), object_type="runs.experimentrun")
     assert event.changes["report"] == {"new": f"(JSON of {len(json.dumps(report)):,} characters)"}

@@ -47,7 +47,7 @@ def spec(site, **kw) -> edit.BillSpec:
     ({"sample_interval_s": 120}, "sample interval 120 s: one of 60, 300"),
     ({"group": "nope"}, "no group 'nope'"),
     ({"time_zone": "Mars/Olympus"}, "not an IANA time zone"),
-    ({"starts": TODAY - timedelta(days=200)}, "kept 90 days .CELLAR_RETENTION_RAW_DAYS."),
+    ({"starts": TODAY - timedelta(days=500)}, "kept 400 days .CELLAR_RETENTION_RAW_DAYS."),
     ({"name": ""}, "name"),
     ({"mode": "flat"}, "mode"),
 ])

@@ -72,3 +72,32 @@ def test_cell_arithmetic():
     assert facts.line_cell_rate(155_520_000) == 353_207           # OC-3c after SONET framing
     assert facts.line_cell_rate(44_736_000) == 96_000             # DS3 with PLCP
     assert facts.line_cell_rate(424_000) == 1_000
+
+
+@pytest.mark.parametrize("value, unit, digits, text", [
+    (23_957_320.93, "b/s", 3, "24.0 Mb/s"),          # the alerts page's rate in bits/s
+    (10_000_000, "b/s", 3, "10.0 Mb/s"),             # and its threshold, read alike
+    (1_000_000_000, "b/s", 3, "1.00 Gb/s"),
+    (999_700, "b/s", 3, "1.00 Mb/s"),                # rounding carries into the next prefix
+    (999.4, "b/s", 3, "999 b/s"),
+    (0.5, "b/s", 3, "0.500 b/s"),
+    (0, "b/s", 3, "0 b/s"),
+    (-2_500, "cells/s", 3, "-2.50 kcells/s"),
+    (353_207, "cells/s", 4, "353.2 kcells/s"),
+    (2.4e13, "b/s", 3, "24.0 Tb/s"),
+    (3.2e16, "b/s", 3, "32000 Tb/s"),                # beyond the last prefix: whole numbers, no exponent
+    (92.04, "%", 3, "92.0 %"),                       # a percentage takes no prefix
+    (100, "%", 3, "100 %"),
+    (4_000, "%", 3, "4000 %"),
+    (0.004, "%", 3, "0.00400 %"),
+])
+def test_rate_text_carries_its_unit_with_sensible_digits(value, unit, digits, text):
+    assert facts.rate_text(value, unit, digits) == text
+
+
+@pytest.mark.parametrize("value, unit, text", [
+    (None, "b/s", "–"), (8e6, "b/s", "8.00 Mb/s"), (55.5, "%", "55.5 %"), (600.4, "s", "600 s"),
+    (12_345, "s", "12,345 s"), (3, "failed checks", "3 failed checks"), (2.5, "s", "2.50 s"),
+])
+def test_quantity_writes_rates_and_counts(value, unit, text):
+    assert facts.quantity(value, unit) == text

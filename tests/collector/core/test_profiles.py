@@ -25,6 +25,10 @@ def test_builtin_profiles_load_with_their_probing_order_and_choices():
     fore = profiles.get_profile("fore-asx")
     assert fore.reset_time == "switchCounterResetTime" and fore.discovery_parser == "fore"
     assert fore.counter("chanRejectedCells").unreliable
+    assert fore.counter("hwPortOverflows").entity == "hwport" and fore.entity_of_index["hwport"] == 3
+    atm2 = profiles.get_profile("atm2")
+    assert {c.metric for c in atm2.counters} >= {"clp0_cells", "clp0_discards", "tagged_cells", "crc_errors",
+                                                 "sar_timeouts", "oversized_sdus", "ocd_events", "unknown_cells"}
     ifmib = profiles.get_profile("if-mib")
     assert ifmib.counter("ifHCInOctets").fallback == "ifInOctets"
     assert profiles.object_by_name("ifHCInOctets").width == 64
@@ -62,6 +66,11 @@ discovery: {{parser: interfaces, columns: [ifDescr]}}
     (GOOD.format(name="a-name-much-longer-than-sixteen"), "longer than 16"),
     (GOOD.format(name="t1") + "colour: red\n", "unknown keys colour"),
     (GOOD.format(name="t1").replace("ifInOctets", "ifNoSuchThing"), "'ifNoSuchThing' is not defined"),
+    (GOOD.format(name="t1").replace("ifInOctets", "IF-MIB::ifNoSuchThing"),
+     "IF-MIB::ifNoSuchThing: module IF-MIB defines no object 'ifNoSuchThing'"),
+    (GOOD.format(name="t1").replace("ifInOctets", "NOPE-MIB::ifInOctets"),
+     "NOPE-MIB::ifInOctets: no MIB module NOPE-MIB is compiled"),
+    (GOOD.format(name="t1").replace("metric: octets", "metric: Octets Lost"), "metric 'Octets Lost' must be a word"),
     (GOOD.format(name="t1").replace("ifInOctets", "ifDescr"), "ifDescr is not a counter"),
     (GOOD.format(name="t1").replace("entity: port", "entity: vc"), "entity 'vc' is not in entities"),
     (GOOD.format(name="t1").replace("unit: octets", "unit: bytes"), "unit in"),
@@ -82,6 +91,17 @@ def test_a_bad_profile_file_is_refused_with_its_name_and_the_reason(tmp_path, te
         profiles.use_directories([tmp_path])
     assert "broken.yaml" in str(info.value) or "already defined" in str(info.value)
     assert profiles.profile_names() == before          # the loaded set is kept
+
+
+def test_profiles_name_objects_by_module(tmp_path):
+    """MODULE::object and the bare name reach the same object; the series keeps the bare name."""
+    (tmp_path / "qualified.yaml").write_text(GOOD.format(name="t-qualified").replace("ifInOctets", "IF-MIB::ifInOctets")
+                                             .replace("ifDescr", "IF-MIB::ifDescr"))
+    registry = profiles.load([tmp_path])
+    p = registry.profiles["t-qualified"]
+    assert p.counters[0].object == "ifInOctets" and p.probe == "ifDescr"
+    assert profiles.object_by_name("IF-MIB::ifInOctets") is profiles.object_by_name("ifInOctets")
+    assert "ifInOctets" in registry.modules["IF-MIB"]
 
 
 def test_a_missing_profile_directory_is_an_error(tmp_path):
@@ -139,7 +159,7 @@ def test_a_switch_polled_with_a_profile_that_only_a_file_defines(test_only_profi
     from tests.support.agents import NetSnmpAgent
 
     with NetSnmpAgent() as agent:
-        call_command("add_switch", "old-router", agent.host, "--port", str(agent.port), "--community",
+        call_command("add_switch", "--no-check", "old-router", agent.host, "--port", str(agent.port), "--community",
                      agent.community, "--profile", "test-if32", "--interval", "1", stdout=io.StringIO())
         switch = Switch.objects.get(name="old-router")
         switch.full_clean()                              # the model's choices know the file's profile

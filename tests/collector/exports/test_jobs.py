@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from collector.audit import owners
 from collector.exports import jobs, writer
 from collector.exports.models import ExportJob
 
@@ -44,8 +45,8 @@ def test_a_job_needs_an_owner():
 def test_visibility():
     alice = User.objects.create_user("alice")
     mine, anon = make(alice), make(None, session="k" * 32)
-    assert anon.session_hash == jobs.session_hash("k" * 32) and "k" * 32 not in anon.session_hash
-    see = jobs.visible_to
+    assert anon.session_hash == owners.session_hash("k" * 32) and "k" * 32 not in anon.session_hash
+    see = owners.visible_to
     assert see(mine, user_id=alice.id, is_staff=False, session_key=None)
     assert not see(mine, user_id=alice.id + 1, is_staff=False, session_key=None)
     assert not see(mine, user_id=None, is_staff=False, session_key="k" * 32)
@@ -90,12 +91,16 @@ def test_dispatch_keeps_each_owner_to_its_limit(settings):
 
 def test_expire_deletes_old_files_strays_and_fails_lost_jobs(settings):
     alice = User.objects.create_user("alice")
-    old, fresh, lost = make(alice), make(alice), make(alice)
+    old, fresh, lost, long = make(alice), make(alice), make(alice), make(alice)
     writer.run(old.id)
     writer.run(fresh.id)
     old.refresh_from_db()
     ExportJob.objects.filter(pk=old.id).update(finished=timezone.now() - timedelta(hours=25))
-    ExportJob.objects.filter(pk=lost.id).update(status="running", started=timezone.now() - timedelta(hours=2))
+    ExportJob.objects.filter(pk=lost.id).update(status="running", started=timezone.now() - timedelta(hours=2),
+                                                progress_at=timezone.now() - timedelta(minutes=11))
+    # a long bulk export whose worker reported progress a minute ago is alive, however long it has run
+    ExportJob.objects.filter(pk=long.id).update(status="running", started=timezone.now() - timedelta(hours=5),
+                                                progress_at=timezone.now() - timedelta(minutes=1))
     stray = jobs.export_dir() / "export-999.csv.part"
     stray.write_bytes(b"half")
     os.utime(stray, (time.time() - 90000, time.time() - 90000))
@@ -104,4 +109,5 @@ def test_expire_deletes_old_files_strays_and_fails_lost_jobs(settings):
     assert ExportJob.objects.get(pk=old.id).status == "expired"
     assert os.path.exists(ExportJob.objects.get(pk=fresh.id).path)
     assert ExportJob.objects.get(pk=lost.id).status == "failed"
+    assert ExportJob.objects.get(pk=long.id).status == "running"
     assert jobs.expire() == {"expired": 0, "lost": 0, "stray_files": 0}      # idempotent

@@ -73,8 +73,9 @@ def test_fire_once_no_flood_resolve_once_and_a_dead_destination(smtp, webhook, t
     hook_port, calls = webhook
     redis_server = RedisServer(tmp_path).start()
     with RateAgent(rate_pct=10) as agent:
-        call_command("add_switch", "rate-sw", "127.0.0.1", "--port", str(agent.port), "--profile", "if-mib",
-                     "--interval", str(POLL_S), "--timeout", "1", "--retries", "1", stdout=io.StringIO())
+        call_command("add_switch", "--no-check", "rate-sw", "127.0.0.1", "--port", str(agent.port), "--community",
+                     "public", "--profile", "if-mib", "--interval", str(POLL_S), "--timeout", "1", "--retries", "1",
+                     stdout=io.StringIO())
         call_command("discover", "rate-sw", stdout=io.StringIO())
         port = Port.objects.get(switch__name="rate-sw", name="eth1")
         mail = Destination.objects.create(

@@ -18,11 +18,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from analysis import gaps, hurst
+from collector.analysis import run
+from collector.analysis.models import AnalysisJob
 from collector.core.isotime import iso
-from collector.exports.models import AnalysisJob
+from numerics import gaps, hurst
 from tests.support import analysis_archive as A
-from webapp.analysis import run
 
 pytestmark = [pytest.mark.django_db, pytest.mark.timeout(300)]
 TOLERANCE = 0.05          # the issue's bound; docs/analysis.md states what each estimator achieves
@@ -207,17 +207,19 @@ def test_bad_requests_say_what_is_accepted(client, query, message):
     assert not AnalysisJob.objects.exists()
 
 
-def test_the_budget_is_stated_when_the_resolution_is_too_fine(client, lrd):
+def test_the_budget_is_stated_when_the_resolution_is_too_fine(client, lrd, settings):
+    settings.CELLAR_RETENTION_1M_DAYS = 7       # the default; tests/conftest.py keeps tiers longer
     start, end = lrd["t0"] - timedelta(days=20), lrd["end"]
     r = client.post(f"/analysis/api/jobs?s={lrd['series'].id}&start={iso(start)}&end={iso(end)}&res=raw")
     assert r.status_code == 400
     assert "an analysis reads at most 65,536" in r.json()["error"]
     future = client.post(f"/analysis/api/jobs?s={lrd['series'].id}&start={iso(start)}&end=2099-01-01T00:00Z")
     assert future.status_code == 400 and "more than a day in the future" in future.json()["error"]
-    # auto picks the tier that fits and says which
+    # auto picks the finest tier that fits and still holds the start, and says which: raw samples would be
+    # too many, the 1-minute tier is kept 7 days (CELLAR_RETENTION_1M_DAYS) and the start is 20 days back
     body = analyse(client, f"s={lrd['series'].id}&start={iso(start)}&end={iso(end)}")
-    assert body["result"]["resolution"] == "1m"
-    assert body["result"]["resolution_label"] == "1-minute averages"
+    assert body["result"]["resolution"] == "15m"
+    assert body["result"]["resolution_label"] == "15-minute averages"
 
 
 def test_too_short_a_stretch_fails_with_the_minimum(client):
@@ -260,7 +262,9 @@ def test_a_sum_of_series_is_analysed_and_switches_apart_use_the_minute_tier(clie
                     "raw = raw || raw[1] WHERE switch_id = %s", [sw.id])
     one = analyse(client, f"s={lrd['series'].id}&{window(lrd)}")["result"]
     both = analyse(client, f"s={lrd['series'].id},{second.id}&{window(lrd)}")["result"]
-    assert both["resolution"] == "raw" and both["label"] == "sum of 2 series"
+    names = [s["label"] for s in both["series"]]
+    assert both["resolution"] == "raw" and names[1] == f"{sw.name} A2 Receive"
+    assert both["label"] == f"sum of 2 series: {names[0]} + {names[1]}"          # names, never bare ids
     assert both["summary"]["mean"] == pytest.approx(2 * one["summary"]["mean"], rel=1e-12)
     assert both["hurst"][0]["h"] == pytest.approx(one["hurst"][0]["h"], abs=1e-9)   # H does not see a factor 2
     other = A.build("elsewhere", A.rates_selfsim(0.8, seed=4), marks=False)
@@ -272,8 +276,8 @@ def test_a_sum_of_series_is_analysed_and_switches_apart_use_the_minute_tier(clie
 
 def test_an_imported_series_alone(client, tmp_path):
     """A carrier's 15-minute counts, imported, analysed as they are (H known, n = 2^14)."""
-    from analysis.synthetic import fgn
     from collector.external.models import ExternalSeries
+    from numerics.synthetic import fgn
 
     counts = (A.MEAN + A.STD * fgn(2 ** 14, 0.7, seed=8)) * 900
     start = (int(A.f.T0.timestamp()) // 900 - 2 ** 14) * 900

@@ -78,8 +78,8 @@ def events_of(kind: str, **kw) -> list[Event]:
 
 def test_traps_change_states_at_once_and_bad_ones_are_stored(net, receiver, live_server):
     entry = net.manifest["switches"][0]
-    call_command("add_switch", "asx-trap", entry["address"], "--port", str(entry["port"]), "--community",
-                 entry["community"], "--profile", "fore-asx", "--interval", "3600")
+    call_command("add_switch", "--no-check", "asx-trap", entry["address"], "--port", str(entry["port"]),
+                 "--community", entry["community"], "--profile", "fore-asx", "--interval", "3600")
     sw = Switch.objects.get(name="asx-trap")
     call_command("discover", "asx-trap")
     assert runner.poll_once(sw.id).ok
@@ -161,8 +161,8 @@ def test_traps_change_states_at_once_and_bad_ones_are_stored(net, receiver, live
 
 def test_a_restarted_agent_is_a_reboot_marker_on_the_plot(net, live_server):
     entry = net.manifest["switches"][0]
-    call_command("add_switch", "asx-boot", entry["address"], "--port", str(entry["port"]), "--community",
-                 entry["community"], "--profile", "fore-asx", "--interval", "5")
+    call_command("add_switch", "--no-check", "asx-boot", entry["address"], "--port", str(entry["port"]),
+                 "--community", entry["community"], "--profile", "fore-asx", "--interval", "5")
     sw = Switch.objects.get(name="asx-boot")
     call_command("discover", "asx-boot")
     assert runner.poll_once(sw.id).ok

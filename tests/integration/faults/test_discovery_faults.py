@@ -61,21 +61,21 @@ def silent_on_ifxtable(agent, req, data):
 
 def test_a_table_the_agent_never_answers_keeps_the_rest_and_exits_nonzero():
     with ThreadedAgent(ifmib(), silent_on_ifxtable) as agent:
-        call_command("add_switch", "partial", "127.0.0.1", "--port", str(agent.port), "--community", "public",
-                     "--profile", "if-mib", "--timeout", "0.3", "--retries", "0", stdout=io.StringIO())
+        call_command("add_switch", "--no-check", "partial", "127.0.0.1", "--port", str(agent.port), "--community",
+                     "public", "--profile", "if-mib", "--timeout", "0.3", "--retries", "0", stdout=io.StringIO())
         out = io.StringIO()
         with pytest.raises(CommandError) as info:
             call_command("discover", "partial", stdout=out)
     message = str(info.value)
     assert message.startswith("partial: discovery incomplete, kept what was read: ifName") and "\n" not in message
-    assert "no response from 127.0.0.1" in message and "3 ports" in out.getvalue()
+    assert "no answer from 127.0.0.1" in message and "3 ports" in out.getvalue()
     ports = Port.objects.filter(switch__name="partial").order_by("key")
     assert [p.name for p in ports] == ["eth1", "eth2", "eth3"]      # ifDescr: the names ifXTable did not give
 
 
 def test_a_database_error_is_one_line_naming_the_switch_and_the_cause():
     with NetSnmpAgent() as agent:
-        call_command("add_switch", "sw-dberr", agent.host, "--port", str(agent.port), "--community",
+        call_command("add_switch", "--no-check", "sw-dberr", agent.host, "--port", str(agent.port), "--community",
                      agent.community, "--profile", "if-mib", stdout=io.StringIO())
         with connection.cursor() as cur:        # a real refusal by PostgreSQL, not a mock
             cur.execute("ALTER TABLE inventory_port ADD CONSTRAINT test_no_lo CHECK (agent_name <> 'lo')")

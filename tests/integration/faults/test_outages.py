@@ -35,8 +35,8 @@ def db_through_proxy():
 
 def test_database_outage_spools_then_writes_everything_in_order(db_through_proxy):
     with NetSnmpAgent() as agent:
-        call_command("add_switch", "sw-outage", agent.host, "--port", str(agent.port), "--profile", "if-mib",
-                     "--interval", "1", "--timeout", "1", "--retries", "0")
+        call_command("add_switch", "--no-check", "sw-outage", agent.host, "--port", str(agent.port), "--community",
+                     "public", "--profile", "if-mib", "--interval", "1", "--timeout", "1", "--retries", "0")
         switch = Switch.objects.get(name="sw-outage")
         call_command("discover", "sw-outage")
         assert runner.poll_once(switch.id).stored == "written"
@@ -102,8 +102,8 @@ def test_polling_resumes_when_redis_comes_back(tmp_path):
 
     server = RedisServer(tmp_path).start()
     with NetSnmpAgent() as agent:
-        call_command("add_switch", "sw-redis", agent.host, "--port", str(agent.port), "--profile", "if-mib",
-                     "--interval", "1", "--timeout", "1", "--retries", "0")
+        call_command("add_switch", "--no-check", "sw-redis", agent.host, "--port", str(agent.port), "--community",
+                     "public", "--profile", "if-mib", "--interval", "1", "--timeout", "1", "--retries", "0")
         switch = Switch.objects.get(name="sw-redis")
         worker = CeleryProcess("worker", tmp_path, REDIS_URL=server.url)
         beat = CeleryProcess("beat", tmp_path, REDIS_URL=server.url)
@@ -137,8 +137,8 @@ def test_worker_killed_mid_poll_leaves_no_duplicate_and_no_long_gap(tmp_path):
 
     server = RedisServer(tmp_path).start()
     with NetSnmpAgent() as agent:
-        call_command("add_switch", "sw-kill", agent.host, "--port", str(agent.port), "--profile", "if-mib",
-                     "--interval", "2", "--timeout", "1", "--retries", "0")
+        call_command("add_switch", "--no-check", "sw-kill", agent.host, "--port", str(agent.port), "--community",
+                     "public", "--profile", "if-mib", "--interval", "2", "--timeout", "1", "--retries", "0")
         switch = Switch.objects.get(name="sw-kill")
         worker = CeleryProcess("worker", tmp_path, REDIS_URL=server.url)
         beat = CeleryProcess("beat", tmp_path, REDIS_URL=server.url)

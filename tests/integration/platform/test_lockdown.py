@@ -1,4 +1,4 @@
-"""The private PostgreSQL cluster and redis of `make run` / `make test` want passwords (issue 17).
+"""The private PostgreSQL cluster and redis of `make run` / `make test` want passwords.
 
 Real connections to the running services of this checkout (state/): without a password and with a
 wrong one they are refused, on the socket and on 127.0.0.1, as `postgres` and as `cellar`; with the

@@ -72,7 +72,7 @@ ROLLUP_SQL = ("SELECT bucket, series_id, sum_delta, sum_interval_ms, max_rate, m
               "FROM traffic_rollup_{} ORDER BY series_id, bucket")
 
 
-def _old_tree(tmp: Path) -> Path:
+def old_tree(tmp: Path) -> Path:
     out = subprocess.run(["git", "-C", str(settings.BASE_DIR), "archive", "--format=tar", RELEASE, "manage.py",
                           "webapp", "collector", "migrations", "mibs"], capture_output=True, timeout=60)
     assert out.returncode == 0, f"commit {RELEASE} is not in this checkout (a full clone is needed): {out.stderr!r}"
@@ -83,7 +83,7 @@ def _old_tree(tmp: Path) -> Path:
     return tree
 
 
-def _url(target: Target, dbname: str) -> str:
+def db_url(target: Target, dbname: str) -> str:
     from urllib.parse import quote
 
     auth = quote(target.user) + (":" + quote(target.password, safe="") if target.password else "")
@@ -91,7 +91,7 @@ def _url(target: Target, dbname: str) -> str:
 
 
 @contextmanager
-def _default_db(name: str):
+def default_db(name: str):
     """Today's code (models, views) on database `name` for a while, then back on the test database."""
     original = connection.settings_dict["NAME"]
     connections.close_all()
@@ -122,9 +122,9 @@ def test_a_database_of_an_earlier_release_upgrades_with_its_samples(tmp_path, cl
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{old_db}"')
     try:
-        tree = _old_tree(tmp_path)
+        tree = old_tree(tmp_path)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PYTEST", "CELLAR_ENV"))}
-        env.update({"DJANGO_SETTINGS_MODULE": "webapp.settings", "DATABASE_URL": _url(target, old_db),
+        env.update({"DJANGO_SETTINGS_MODULE": "webapp.settings", "DATABASE_URL": db_url(target, old_db),
                     "SECRET_KEY": settings.SECRET_KEY, "REDIS_URL": settings.REDIS_URL,
                     "CELLAR_SECRETS_KEY": settings.CELLAR_SECRETS_KEY, "PYTHONPATH": str(tree),
                     "CELLAR_SPOOL_DIR": str(tmp_path / "spool")})
@@ -143,7 +143,7 @@ def test_a_database_of_an_earlier_release_upgrades_with_its_samples(tmp_path, cl
         assert all(d == [RATE_64 * 15, RATE_32 * 15] for k, d in enumerate(deltas) if k not in (0, REBOOT_AT))
 
         _check_restore_of_old_dump(tmp_path, old_db, copy_db, old, capsys)
-        with _default_db(old_db):
+        with default_db(old_db):
             call_command("migrate", verbosity=0)
             _check_upgraded(target, old_db, old, switch_id, client)
     finally:
@@ -154,7 +154,7 @@ def test_a_database_of_an_earlier_release_upgrades_with_its_samples(tmp_path, cl
 
 
 def _check_restore_of_old_dump(tmp_path: Path, old_db: str, copy_db: str, old: dict, capsys) -> None:
-    with _default_db(old_db):
+    with default_db(old_db):
         call_command("backup", f"{tmp_path}/backup/")
     (dump,) = (tmp_path / "backup").glob("*.dump")
     capsys.readouterr()

@@ -44,9 +44,9 @@ def _sleep_until(t: float) -> None:
 
 def test_a_known_burst_is_found_where_it_happened(tmp_path):
     with snmpd_lab(tmp_path) as env:
-        call_command("add_switch", "burst-sw", env.agent_addr, "--port", str(SNMP_PORT), "--community", COMMUNITY,
-                     "--profile", "if-mib", "--interval", str(int(POLL_S)), "--timeout", "2", "--retries", "1",
-                     stdout=io.StringIO())
+        call_command("add_switch", "--no-check", "burst-sw", env.agent_addr, "--port", str(SNMP_PORT), "--community",
+                     COMMUNITY, "--profile", "if-mib", "--interval", str(int(POLL_S)), "--timeout", "2", "--retries",
+                     "1", stdout=io.StringIO())
         switch = Switch.objects.get(name="burst-sw")
         call_command("discover", switch.name, stdout=io.StringIO())
         port = Port.objects.get(switch=switch, name="tob")

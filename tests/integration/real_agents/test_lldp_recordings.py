@@ -1,4 +1,4 @@
-"""LLDP neighbours of real agents (issue 13): recordings of an H3C pair, a Juniper MX960 pair and a
+"""LLDP neighbours of real agents: recordings of an H3C pair, a Juniper MX960 pair and a
 Ruijie N18010, served by snmpsim as recorded, discovered, then link inference over all of them.
 
 What the recordings hold (read from them, not assumed): the two Juniper routers see each other
@@ -24,7 +24,7 @@ from simnet.replay import moving_copy, read_lines
 from simnet.serve import RecordingServer
 
 ROOT = Path(__file__).resolve().parents[3]
-SHARED = ROOT.parent / "shared" / "recordings" / "real"
+SHARED = ROOT / "tests" / "data" / "recordings" / "real"      # in the repository (BSD licence, LICENSE.txt)
 NAMES = ("h3c-e528-1", "h3c-e528-2", "juniper-mx960-16-1r6-7-a", "juniper-mx960-16-1r6-7-b", "ruijie-n18010")
 START = 1_700_000_000        # as tests/integration/real_agents/test_recordings.py: the same files, one index
 REM_CHASSIS = "1.0.8802.1.1.2.1.4.1.1.5."
@@ -43,7 +43,7 @@ def _dirs() -> tuple[Path, Path]:
 def discovered(django_db_setup, django_db_blocker):
     missing = [n for n in NAMES if not (SHARED / f"{n}.snmprec.bz2").exists()]
     if missing:
-        pytest.skip(f"real recordings not beside the repository: {', '.join(missing)}")
+        pytest.fail(f"real recordings missing from {SHARED}: {', '.join(missing)}")
     data, cache = _dirs()
     data.mkdir(parents=True, exist_ok=True)
     rows = {}
@@ -54,8 +54,8 @@ def discovered(django_db_setup, django_db_blocker):
             django_db_blocker.unblock():
         reports = {}
         for name in NAMES:
-            call_command("add_switch", name, "127.0.0.1", "--port", str(server.port), "--community", name,
-                         "--profile", "if-mib", "--timeout", "10", stdout=io.StringIO())
+            call_command("add_switch", "--no-check", name, "127.0.0.1", "--port", str(server.port), "--community",
+                         name, "--profile", "if-mib", "--timeout", "10", stdout=io.StringIO())
             reports[name] = actions.discover(Switch.objects.get(name=name).id)
         yield reports, rows, topology.infer_links()
         Switch.objects.filter(name__in=NAMES).delete()

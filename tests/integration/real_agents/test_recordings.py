@@ -157,8 +157,8 @@ def pipeline(agents, django_db_setup, django_db_blocker):
     results: dict[str, dict] = {}
     with django_db_blocker.unblock():
         for name in truth:
-            call_command("add_switch", name, "127.0.0.1", "--port", str(server.port), "--community", name,
-                         "--profile", "auto", "--interval", "15", "--timeout", "10", "--retries", "1",
+            call_command("add_switch", "--no-check", name, "127.0.0.1", "--port", str(server.port), "--community",
+                         name, "--profile", "auto", "--interval", "15", "--timeout", "10", "--retries", "1",
                          stdout=io.StringIO())
             switch = Switch.objects.get(name=name)
             started = time.monotonic()
@@ -269,7 +269,7 @@ def test_every_counter_the_agent_answers_is_archived_at_its_rate(pipeline, name)
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", ALL)
 def test_csv_headers_of_the_switch_are_unique(pipeline, name):
-    from webapp.traffic import catalog
+    from collector.reader import catalog
 
     switch = _switch(name)
     ids = list(Series.objects.filter(switch=switch, kind="counter").values_list("id", flat=True))

@@ -59,9 +59,9 @@ def test_archived_veth_octets_match_iperf3_volume(tmp_path):
     with snmpd_lab(tmp_path) as env:
         a, agent_addr = env.a, env.agent_addr
         # -- Cellar: add, discover ------------------------------------------------------------
-        call_command("add_switch", "iperf-sw", agent_addr, "--port", str(SNMP_PORT), "--community", COMMUNITY,
-                     "--profile", "if-mib", "--interval", str(POLL_INTERVAL_S), "--timeout", "2", "--retries", "1",
-                     stdout=io.StringIO())
+        call_command("add_switch", "--no-check", "iperf-sw", agent_addr, "--port", str(SNMP_PORT), "--community",
+                     COMMUNITY, "--profile", "if-mib", "--interval", str(POLL_INTERVAL_S), "--timeout", "2",
+                     "--retries", "1", stdout=io.StringIO())
         switch = Switch.objects.get(name="iperf-sw")
         call_command("discover", switch.name, stdout=io.StringIO())
         names = sorted(Port.objects.filter(switch=switch).values_list("name", flat=True))

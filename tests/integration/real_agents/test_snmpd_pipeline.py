@@ -30,7 +30,7 @@ def snmpd():
 
 
 def _add(agent, name="sw-lo", **extra) -> Switch:
-    args = ["add_switch", name, agent.host, "--port", str(agent.port), "--community", agent.community,
+    args = ["add_switch", "--no-check", name, agent.host, "--port", str(agent.port), "--community", agent.community,
             "--interval", "1", "--timeout", "1", "--retries", "0"]
     for k, v in extra.items():
         args += [f"--{k.replace('_', '-')}", str(v)]

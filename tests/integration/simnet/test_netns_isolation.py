@@ -1,9 +1,9 @@
-"""The simulated network of `make run` leaves the machine's own network namespace as it was (issue 17).
+"""The simulated network of `make run` leaves the machine's own network namespace as it was.
 
-What scripts/start-services.sh does for simnet, for real: `python -m simnet netns-up` makes the
+What `make run` does for simnet (services/), for real: `python -m simnet netns-up` makes the
 checkout's namespace, `ip netns exec NS python -m simnet up` runs the agents and hosts inside;
 Cellar's host checks from inside find the reachable hosts up and hopper-atm.ukans down by ICMP
-and TCP; `python -m simnet netns-down` (what `make stop` does) removes the namespace. The root
+and TCP; `python -m simnet netns-down` removes the namespace (`make stop`: `ip netns del`). The root
 namespace's addresses, links and routes are the same before, during and after.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Links between switches on the simulated network, inferred with no link typed by hand (issue 13).
+"""Links between switches on the simulated network, inferred with no link typed by hand.
 
 The network (simnet/network.py) has three cables between switches, known to the manifest:
 asx200bx A4 == asx200bx-b A4 (FORE SPANS signalling and topology, port names, the PVC's cells),

@@ -10,7 +10,7 @@ import redis
 from celery import Celery
 from django.test import Client
 
-from collector.exports.models import AnalysisJob
+from collector.analysis.models import AnalysisJob
 from tests.support import analysis_archive as A
 from tests.support.celery_procs import CeleryProcess, wait_for
 from tests.support.users import make_user

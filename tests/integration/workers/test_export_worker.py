@@ -58,8 +58,9 @@ def test_a_big_export_runs_on_the_worker_while_polls_stay_on_time(tmp_path, sett
          f"&end={end:%Y-%m-%dT%H:%M:%SZ}&raw=1")
 
     with NetSnmpAgent() as agent:
-        call_command("add_switch", "t-export-poll", agent.host, "--port", str(agent.port), "--profile", "if-mib",
-                     "--interval", "15", "--timeout", "1", "--retries", "0")
+        call_command("add_switch", "--no-check", "t-export-poll", agent.host, "--port", str(agent.port),
+                     "--community", "public", "--profile", "if-mib", "--interval", "15", "--timeout", "1",
+                     "--retries", "0")
         polled = Switch.objects.get(name="t-export-poll")
         worker = CeleryProcess("worker", tmp_path, queues="polls,default,exports", REDIS_URL=settings.REDIS_URL,
                                CELLAR_EXPORT_DIR=str(tmp_path / "exports"))

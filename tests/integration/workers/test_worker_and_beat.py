@@ -37,8 +37,8 @@ def producer_app(redis_server):
 
 
 def _switch(agent, name: str, interval: int) -> Switch:
-    call_command("add_switch", name, agent.host, "--port", str(agent.port), "--profile", "if-mib",
-                 "--interval", str(interval), "--timeout", "1", "--retries", "0")
+    call_command("add_switch", "--no-check", name, agent.host, "--port", str(agent.port), "--community", "public",
+                 "--profile", "if-mib", "--interval", str(interval), "--timeout", "1", "--retries", "0")
     return Switch.objects.get(name=name)
 
 

@@ -44,8 +44,9 @@ def test_worker_reuses_its_connections_and_survives_their_termination(tmp_path):
     with NetSnmpAgent() as agent:
         switches = []
         for i in range(THREADS):
-            call_command("add_switch", f"sw-conn-{i}", agent.host, "--port", str(agent.port), "--profile", "if-mib",
-                         "--interval", "15", "--timeout", "1", "--retries", "0")
+            call_command("add_switch", "--no-check", f"sw-conn-{i}", agent.host, "--port", str(agent.port),
+                         "--community", "public", "--profile", "if-mib", "--interval", "15", "--timeout", "1",
+                         "--retries", "0")
             switches.append(Switch.objects.get(name=f"sw-conn-{i}").id)
         # No beat: the test sends every task itself. CONN_MAX_AGE is pinned so that the
         # environment cannot turn reuse off; it is far longer than the test.

@@ -36,6 +36,12 @@ def sid(net) -> int:
 
 
 RUN_NAMES = itertools.count()
+
+
+def network_job(net) -> int:
+    from collector.poller.models import NetworkJob
+
+    return NetworkJob.objects.create(kind="check_switch", target="fore-a", params={"switch_id": net["sa"].id}).id
 READ_PAGE = (302, 200, 200, 200)       # anonymous: to the login page
 READ_API = (401, 200, 200, 200)        # anonymous: 401 with WWW-Authenticate
 OPERATE = (302, 403, 302, 302)         # checks: done, then back to the page
@@ -54,8 +60,9 @@ TABLE = [
     Row("traffic/api/series", lambda n: "/traffic/api/series", READ_API),
     Row("traffic/api/inventory", lambda n: "/traffic/api/inventory", READ_API),
     Row("traffic/api/inventory/<int:switch_id>", lambda n: f"/traffic/api/inventory/{n['sa'].id}", READ_API),
+    Row("api/openapi.json", lambda n: "/api/openapi.json", READ_API),
     Row("traffic/api/openapi.json", lambda n: "/traffic/api/openapi.json", READ_API),
-    # A plot's forms (issue 15): like the page; saving views and making image links: operators.
+    # A plot's forms: like the page; saving views and making image links: operators.
     Row("traffic/plot.png", lambda n: f"/traffic/plot.png?s={sid(n)}&range=1h", READ_API),
     Row("traffic/plot.svg", lambda n: f"/traffic/plot.svg?s={sid(n)}&range=1h", READ_API),
     Row("traffic/plot.csv", lambda n: f"/traffic/plot.csv?s={sid(n)}&range=1h", READ_API),
@@ -80,6 +87,16 @@ TABLE = [
     Row("events/api", lambda n: "/events/api", READ_API),
     Row("events/note", lambda n: "/events/note", (302, 403, 302, 302), "post",
         lambda n: {"text": f"note {next(RUN_NAMES)}", "switch": "fore-a"}),
+    # Adding switches: the page reads; adding and sweeping make network jobs (operators). The jobs are
+    # stored here, never run: their task is sent only when the test's transaction would commit.
+    Row("onboard/", lambda n: "/onboard/", READ_PAGE),
+    Row("onboard/add", lambda n: "/onboard/add", (302, 403, 302, 302), "post",
+        lambda n: {"address": "192.0.2.50", "port": 161, "credentials": "typed", "snmp_version": "2c",
+                   "community": "x", "poller_group": "default", "profile": "auto"}),
+    Row("onboard/sweep", lambda n: "/onboard/sweep", (302, 403, 302, 302), "post",
+        lambda n: {"network": "192.0.2.0/28", "poller_group": "default"}),
+    Row("onboard/jobs/<int:job_id>/", lambda n: f"/onboard/jobs/{network_job(n)}/", READ_PAGE),
+    Row("onboard/jobs/<int:job_id>.json", lambda n: f"/onboard/jobs/{network_job(n)}.json", READ_API),
     Row("runs/", lambda n: "/runs/", READ_PAGE),
     Row("runs/new", lambda n: "/runs/new", (302, 403, 302, 302), "post",
         lambda n: {"name": f"t{next(RUN_NAMES)}", "src": "alpha.example", "dst": "gamma.example"}),
@@ -102,6 +119,9 @@ TABLE = [
     Row("search/", lambda n: "/search/?q=fore", READ_PAGE),
     # Background exports: the job belongs to the viewer; others see it only as staff (the admin).
     Row("exports/", lambda n: "/exports/", READ_PAGE),
+    # Bulk exports: a viewer exports whatever they may read (the form, the API: small ones at once).
+    Row("exports/new", lambda n: "/exports/new", READ_PAGE),
+    Row("exports/api/bulk", lambda n: f"/exports/api/bulk?s={sid(n)}&start=1h&format=csv", READ_API),
     Row("exports/<int:job_id>/", lambda n: f"/exports/{n['job'].id}/", (302, 200, 403, 200)),
     Row("exports/<int:job_id>.json", lambda n: f"/exports/{n['job'].id}.json", (401, 200, 403, 200)),
     Row("exports/<int:job_id>/download", lambda n: f"/exports/{n['job'].id}/download", (302, 200, 403, 200)),
@@ -111,7 +131,7 @@ TABLE = [
     Row("external/<int:series_id>/", lambda n: f"/external/{n['ext'].id}/", READ_PAGE),
     Row("external/<int:series_id>.json", lambda n: f"/external/{n['ext'].id}.json", READ_API),
     Row("external/<int:series_id>.csv", lambda n: f"/external/{n['ext'].id}.csv", READ_API),
-    # Analyses (issue 12): reading is enough to start one; the job (failed, here) belongs to the viewer.
+    # Analyses: reading is enough to start one; the job (failed, here) belongs to the viewer.
     Row("analysis/", lambda n: f"/analysis/?s={sid(n)}", READ_PAGE),
     Row("analysis/run", lambda n: "/analysis/run", (302, 303, 303, 303), "post", lambda n: {"s": sid(n)}),
     Row("analysis/api/jobs", lambda n: "/analysis/api/jobs", (401, 202, 202, 202), "post", lambda n: {"s": sid(n)}),
@@ -119,7 +139,7 @@ TABLE = [
     Row("analysis/api/jobs/<int:job_id>", lambda n: f"/analysis/api/jobs/{n['analysis'].id}", (401, 200, 403, 200)),
     Row("analysis/jobs/<int:job_id>/results.csv", lambda n: f"/analysis/jobs/{n['analysis'].id}/results.csv",
         (401, 409, 403, 409)),
-    # Top talkers (issue 15): read like every page; the page, JSON and CSV are rate-limited as expensive.
+    # Top talkers: read like every page; the page, JSON and CSV are rate-limited as expensive.
     Row("talkers/", lambda n: "/talkers/?range=1h", READ_PAGE),
     Row("talkers/api", lambda n: "/talkers/api?range=1h", READ_API),
     Row("talkers/export.csv", lambda n: "/talkers/export.csv?range=1h", READ_API),
@@ -137,7 +157,7 @@ TABLE = [
     Row("groups/api/<int:group_id>", lambda n: f"/groups/api/{n['group'].id}", READ_API),
     # Bills: read like every page; making, changing and deleting one needs the admin role (money);
     # operators may ask the worker to compute the estimates now.
-    # Alerts (issue 14): viewers read; operators acknowledge, mute, edit rules and destinations.
+    # Alerts: viewers read; operators acknowledge, mute, edit rules and destinations.
     Row("alerts/", lambda n: "/alerts/", READ_PAGE),
     Row("alerts/states/<int:state_id>/ack", lambda n: "/alerts/states/999999/ack", (302, 403, 404, 404), "post"),
     Row("alerts/rules/new", lambda n: "/alerts/rules/new", (302, 403, 200, 200)),
@@ -160,13 +180,16 @@ TABLE = [
         lambda n: f"/bills/{n['bill'].id}/periods/{n['period'].id}.csv", READ_API),
     Row("bills/api", lambda n: "/bills/api", READ_API),
     Row("bills/api/<int:bill_id>", lambda n: f"/bills/api/{n['bill'].id}", READ_API),
-    # The network map (issue 13): read like every page; moving nodes needs the operator role.
+    # The network map: read like every page; moving nodes needs the operator role.
     Row("map/", lambda n: "/map/", READ_PAGE),
     Row("map/api/graph", lambda n: "/map/api/graph", READ_API),
     Row("map/api/links/<int:link_id>", lambda n: f"/map/api/links/{n['trunk'].id}", READ_API),
     Row("map/api/path", lambda n: "/map/api/path?src=alpha.example&dst=gamma.example", READ_API),
     Row("map/api/positions", lambda n: "/map/api/positions", (401, 403, 200, 200), "post",
         lambda n: {"positions": json.dumps({f"switch:{n['sa'].id}": [100, 120]})}),
+    # Prometheus scrapes (webapp/metrics): off by default, so a reader gets 404; an anonymous caller from an
+    # address outside CELLAR_PROMETHEUS_SCRAPERS gets 401 first (tests/webapp/metrics/test_views.py: switched on).
+    Row("metrics/counters", lambda n: "/metrics/counters", (401, 404, 404, 404)),
     # The admin site: staff only (admins); everyone else is sent to its login.
     Row("admin/", lambda n: "/admin/", (302, 302, 302, 200)),
 ]
@@ -198,7 +221,7 @@ def test_every_route_has_a_row():
 @pytest.fixture
 def world(network, monkeypatch, tmp_path):
     from collector.poller import actions
-    from collector.studies.models import ExperimentRun
+    from collector.runs.models import ExperimentRun
 
     # "Check now" of a switch would send SNMP to the fixture's documentation addresses (off this
     # machine): the check itself is replaced here, the access decision before it is what is tested.
@@ -252,7 +275,7 @@ def billed_group(network):
 
 
 def failed_analysis(owner):
-    from collector.exports.models import AnalysisJob
+    from collector.analysis.models import AnalysisJob
 
     return AnalysisJob.objects.create(owner=owner, selection="s=1", status=AnalysisJob.Status.FAILED,
                                       error="the longest usable stretch has 12 points")

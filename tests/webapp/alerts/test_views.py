@@ -2,12 +2,15 @@
 evaluation; refusals shown with their reason; viewers read only."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.utils import timezone
 
 from collector.alerts import evaluate, rules
-from collector.alerts.models import Destination, Notification, Rule, State
+from collector.alerts.models import Destination, Notification, Rule, State, Transition
+from collector.inventory.models import Switch
 from tests.support import traffic_factory as f
 from tests.support.users import make_user
 
@@ -59,7 +62,7 @@ def test_rule_form_refuses_with_the_reason_and_saves(client, sw):
     assert "a threshold of 120 % is above 100 %" in r.content.decode()
     r = client.post(f"/alerts/rules/{rule.id}/action", {"action": "override", "object": f"port:{port_id}",
                                                         "threshold": "95", "recovery": "90"}, follow=True)
-    assert f"override port:{port_id}: 95, recovery 90" in r.content.decode()
+    assert f"override port:{port_id}: 95.0 %, recovery 90.0 %" in r.content.decode()
 
 
 def test_destination_form_and_send_test(client):
@@ -128,3 +131,57 @@ def test_admin_rule_form_uses_the_same_checks(sw, settings):
     assert Rule.objects.get().switch_id == sw.id
     r = admin.post(f"/{settings.CELLAR_ADMIN_PATH}alerts/destination/add/", {"name": "x", "url": "bogus"})
     assert "does not parse" in r.content.decode() and not Destination.objects.exists()
+
+
+def section(page: str, table_id: str) -> str:
+    return page.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+
+
+def test_a_deleted_rule_is_retired_its_history_and_outbox_listed_under_its_name(client, sw, settings):
+    """The page's delete, the admin's delete and its bulk delete all retire: the rule leaves the rules
+    list, its transitions and notifications stay, listed with the rule's name at the time."""
+    admin = Client()
+    admin.force_login(make_user("boss", "admin"))
+    dest = Destination.objects.create(name="noc-hook", url="json://127.0.0.1:9/hook")
+    made = [rules.save({"name": f"ports down {k}", "kind": "status", "scope": "switch", "switch": "asx-page",
+                        "window_minutes": "0"}, [dest.id]) for k in range(3)]
+    evaluate.run()
+    assert Transition.objects.count() == 3 and Notification.objects.count() == 3
+    r = client.post(f"/alerts/rules/{made[0].id}/action", {"action": "delete"}, follow=True)
+    assert "rule ports down 0 retired" in r.content.decode()
+    base = f"/{settings.CELLAR_ADMIN_PATH}alerts/rule/"
+    assert admin.post(f"{base}{made[1].id}/delete/", {"post": "yes"}).status_code == 302
+    assert admin.post(base, {"action": "delete_selected", "_selected_action": [str(made[2].id)],
+                             "post": "yes"}).status_code == 302
+    assert Rule.objects.filter(retired_at__isnull=False).count() == 3
+    assert Transition.objects.count() == 3 and Notification.objects.count() == 3
+    page = client.get("/alerts/").content.decode()
+    assert "ports down" not in section(page, "alert-rules") and "ports down" not in section(page, "alert-states")
+    history = section(page, "alert-history")
+    for k in range(3):
+        assert f"ports down {k} <span class=\"badge muted\">retired</span>" in history
+    assert "No transition yet" not in history and section(page, "alert-outbox").count("noc-hook") == 3
+    assert client.get(f"/alerts/rules/{made[0].id}/edit").status_code == 404
+
+
+def test_values_and_thresholds_carry_their_units_with_three_digits(client, sw):
+    """1,000,000,000 and 8,000,000 bits/s against 5,000,000: '1.00 Gb/s', '8.00 Mb/s', '5.00 Mb/s'."""
+    ip = f.switch("ip-page", profile="if-mib")
+    gi = f.port(ip, "Gi1/0/1", is_atm=False, capacity_cells=None, speed_bps=10_000_000_000)
+    s_in, s_out = (f.series(gi, d, metric="octets", unit="octets") for d in ("in", "out"))
+    now = timezone.now()
+    f.insert(ip, f.layout(ip, [s_in, s_out]), [(15, 15_000, [1_875_000_000, 15_000_000], [0, 0])],
+             t0=now - timedelta(seconds=30))
+    rules.save({"name": "uplinks", "kind": "rate", "scope": "switch", "switch": "ip-page", "unit": "bps",
+                "threshold": "5000000", "recovery": "4000000", "window_minutes": "0"}, [])
+    Switch.objects.filter(pk=sw.pk).update(created_at=now - timedelta(minutes=10))     # never polled since
+    rules.save({"name": "late", "kind": "not_polled", "scope": "switch", "switch": "asx-page", "count": "2"}, [])
+    evaluate.run()
+    page = client.get("/alerts/").content.decode()
+    states, history = section(page, "alert-states"), section(page, "alert-history")
+    for table in (states, history):
+        assert ">1.00 Gb/s<" in table and ">8.00 Mb/s<" in table and table.count(">5.00 Mb/s<") == 2
+        assert ">30 s<" in table and ">600 s<" in table
+        assert "1000000000" not in table and "5000000.00" not in table
+    assert "latest 1.00 Gb/s" in states
+    assert "above 5.00 Mb/s, recovery 4.00 Mb/s" in section(page, "alert-rules")

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 
+from collector.bursts import scan as scan
 from collector.core.isotime import iso
-from collector.studies import bursts as scan
 from tests.support import burst_archive as arc
 from tests.support import traffic_factory as f
 

@@ -144,12 +144,12 @@ def test_the_plot_reads_its_events_with_its_series_and_narrows_them_to_its_range
     each side: one just before the range is read, and must not be drawn."""
     from django.http import QueryDict
 
-    from webapp.traffic import params, service
+    from collector.reader import reading, selection
 
     sw, rx = plotted["sw"], plotted["rx"]
     before = record_event("reboot", at=rollup.db_now() - timedelta(hours=3, minutes=10), switch_id=sw.id,
                           message="just before the range", source="poll")
-    plan, _ = service.resolve(params.parse(QueryDict(f"s={rx.id}&range=3h")), with_events=True)
+    plan, _ = reading.resolve(selection.parse(QueryDict(f"s={rx.id}&range=3h")), with_events=True)
     assert plan.events_read and before.id not in {m.id for m in plan.events}
     assert {m.id for m in plan.events} == {plotted["ev"][k].id for k in ("reboot", "a1", "global")}
 

@@ -1,10 +1,10 @@
-"""The status pages' SQL statements do not grow with the inventory (issue 16 item 4): each page
+"""The status pages' SQL statements do not grow with the inventory: each page
 is counted with the test network's 3 switches and again with 50 more (ports, hosts attached by
 link and by port label, cross-connects, polls), and must stay under the same ceiling. The page
 sizes are made small so that the lists (switches, hosts, PVCs) really are cut into pages.
 
 The ceilings include 4 statements of every request (session, user, its role's permissions) and
-2 of the statement budget (webapp/budget.py), 1 the events of the switch and port pages; the
+2 of the statement budget (collector/reader/timelimits.py), 1 the events of the switch and port pages; the
 traced pages one per switch-to-switch step of their widest trace (queries.reach), which depends
 on the path, not on the inventory.
 """

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from collector.studies.models import ExperimentRun
+from collector.runs.models import ExperimentRun
 from tests.support.users import make_user
 from webapp.access import tokens
 
@@ -28,7 +28,7 @@ def make_run(network, **kw) -> ExperimentRun:
 def test_run_page_counts_cells_at_each_hop_with_the_verdict(client, network):
     run = make_run(network)
     html = client.get(f"/runs/{run.id}/").content.decode()
-    assert "24,000</strong> = ceil(bytes / 48)" in html
+    assert "24,000</strong> cells" in html and "ceil(bytes / 48)" in html
     body = html[html.index('id="hop-counts"'):]
     assert "24,000 – 24,000" in body                      # on poll boundaries: exact
     assert "consistent" in body
@@ -54,11 +54,12 @@ def test_run_csv_and_list(client, network):
     run = make_run(network)
     r = client.get(f"/runs/{run.id}/accounting.csv")
     lines = r.content.decode().splitlines()
-    assert lines[0].startswith("# run ftp alpha-gamma") and "expected minimum cells: 24000" in lines[0]
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines[1:]))))
+    assert lines[0].startswith("# run ftp alpha-gamma")
+    assert lines[1].startswith("# expected minimum cells on ATM (AAL5 cells): 24000 = ceil(bytes / 48)")
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines[2:]))))
     first_in = next(x for x in rows if x["hop"] == "1" and x["side"] == "in")
-    assert (first_in["switch"], first_in["cells_low"], first_in["cells_high"], first_in["verdict"]) == (
-        "fore-a", "24000", "24000", "consistent")
+    assert (first_in["switch"], first_in["unit"], first_in["low"], first_in["high"], first_in["verdict"]) == (
+        "fore-a", "cells", "24000", "24000", "consistent")
     assert "ftp alpha-gamma" in client.get("/runs/").content.decode()
     assert client.get("/runs/999999/").status_code == 404
 
@@ -85,14 +86,17 @@ def test_runs_are_shaded_on_plots_they_overlap(client, network):
     sid = ",".join(str(s) for s in network["sa"].series.values_list("id", flat=True)[:1])
     body = client.get(f"/traffic/api/data?s={sid}&range=1h&figure=1&points=0").json()
     assert [r["name"] for r in body["runs"]] == [run.name]
-    assert any(s.get("name") == "run" and s["label"]["text"] == run.name for s in body["figure"]["layout"]["shapes"])
+    layout = body["figure"]["layout"]
+    assert any(s.get("name") == "run" for s in layout["shapes"])                      # the band
+    assert any(a.get("name") == "run" and a["text"] == run.name for a in layout["annotations"])    # its name
 
 
 def test_runs_api_lists_creates_and_accounts(client, network):
     run = make_run(network)
     assert [r["name"] for r in client.get("/runs/api").json()["runs"]] == [run.name]
     detail = client.get(f"/runs/api/{run.id}").json()
-    assert detail["expected_cells"] == 24_000 and detail["hops"][0]["in"]["cells"]["low"] == 24_000
+    assert [(e["unit"], e["value"]) for e in detail["expected"]] == [("cells", 24_000)]
+    assert detail["hops"][0]["in"]["cells"]["low"] == 24_000
     assert detail["hops"][0]["in"]["cells"]["verdict"] == "consistent"
     assert Client().post("/runs/api", "{}", content_type="application/json").status_code == 401
     # A script creates runs with an operator's API token: no session, no CSRF token.
@@ -110,7 +114,7 @@ def test_runs_api_lists_creates_and_accounts(client, network):
     assert ExperimentRun.objects.get(name="y").created_by == "api"
     from collector.audit.models import AuditEvent
 
-    event = AuditEvent.objects.get(object_type="studies.experimentrun", object_repr__contains="y", action="create")
+    event = AuditEvent.objects.get(object_type="runs.experimentrun", object_repr__contains="y", action="create")
     assert (event.actor_label, event.source) == ("api-token:api/script", "api")
 
 
@@ -139,7 +143,7 @@ def test_a_run_longer_than_raw_samples_are_read_for_says_so(client, network):
 
 
 def test_a_script_posts_a_netspec_experiment_with_its_token(network):
-    from tests.collector.studies.test_reports import FIGURE_9
+    from tests.collector.runs.test_reports import FIGURE_9
 
     auth = {"HTTP_AUTHORIZATION": f"Bearer {tokens.issue(make_user('netspec', 'operator'), 'ns').plaintext}"}
     start = network["now"] - timedelta(minutes=10)

@@ -10,7 +10,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from collector.poller.models import HostCheck, HostState
+from collector.inventory.models import Switch
+from collector.poller import jobs
+from collector.poller.models import HostCheck, HostState, NetworkJob
 from tests.support.status_network import SECRETS, grow
 from tests.support.users import make_user
 
@@ -74,6 +76,24 @@ def test_dashboard_lists_problems(client, network):
     assert "3 failed polls in a row" in row_with(rows, "fore-b")
     assert "unreachable" in row_with(rows, "delta.example")
     assert "port(s) enabled but not up" in row_with(rows, "fore-a")
+
+
+def test_dashboard_groups_failing_polls_by_cause_and_poller_group(client, network):
+    from collector.poller.models import SwitchHealth
+
+    extra = [Switch.objects.create(name=f"edge-{i}", address=f"192.0.2.{9 + i}", poller_group="site-b")
+             for i in range(2)]
+    for sw in extra:
+        SwitchHealth.objects.create(switch=sw, **{
+            "last_poll_at": network["now"], "last_status": "unreachable", "consecutive_failures": 4,
+            "last_error": "network unreachable: no route to 192.0.2.9:161 (from this poller: group site-b, "
+                          "network namespace root)"})
+    rows = rows_of(client.get("/"), "failure-causes")
+    first = rows[0]
+    assert first == "unreachable : the network does not reach the agent from this poller site-b 2 edge-0 , edge-1"
+    assert row_with(rows, "timeout") == ("timeout : no answer: agent down, filtered, or credentials not accepted "
+                                         "default 1 fore-b")
+    assert "no route to 192.0.2.9:161" in row_with(rows_of(client.get("/"), "problems"), extra[0].name)
 
 
 def test_hosts_table_is_table_1_with_history_and_filter(client, network):
@@ -299,28 +319,46 @@ def test_check_now_needs_the_operator_role_and_a_post(network):
     assert "checking needs the operator role" in text(client.get("/hosts/"))
 
 
-def test_check_host_now_records_a_check(client, network):
+def _job_of(resp) -> NetworkJob:
+    """The network job a "check now" made (its page is where the POST redirects)."""
+    assert resp.status_code == 302 and resp.url.startswith("/onboard/jobs/"), resp
+    return NetworkJob.objects.get(pk=int(resp.url.split("/")[3]))
+
+
+def test_check_host_now_is_a_job_of_the_hosts_poller_group(client, network):
     before = HostCheck.objects.filter(host_id=network["alpha"].id).count()
-    resp = client.post("/hosts/alpha.example/check", {"next": "/hosts/?status=responding"}, follow=True)
-    assert resp.redirect_chain[-1][0] == "/hosts/?status=responding"
-    assert "alpha.example is responding" in text(resp)        # 127.0.0.1 answers
+    job = _job_of(client.post("/hosts/alpha.example/check", {"next": "/hosts/?status=responding"}))
+    assert (job.kind, job.poller_group, job.status, job.params) == (
+        "check_host", "default", "queued", {"host_id": network["alpha"].id})
+    assert HostCheck.objects.filter(host_id=network["alpha"].id).count() == before   # the web sent nothing
+    assert jobs.run(job.id) == "done"               # what the group's worker does with it
+    page = client.get(f"/onboard/jobs/{job.id}/")
+    assert "alpha.example is responding" in text(page)        # 127.0.0.1 answers
     assert HostCheck.objects.filter(host_id=network["alpha"].id).count() == before + 1
     assert HostState.objects.get(host=network["alpha"]).method in ("icmp", "tcp")
-    # an outside redirect target is refused
-    resp = client.post("/hosts/alpha.example/check", {"next": "https://evil.example/"})
-    assert resp.url == "/hosts/alpha.example/"
+    body = client.get(f"/onboard/jobs/{job.id}.json").json()
+    assert body["status"] == "done" and body["links"] == [{"text": "host alpha.example",
+                                                             "url": "/hosts/alpha.example/"}]
+    # a GET with an outside target is refused: back to the host's page
+    assert client.get("/hosts/alpha.example/check", {"next": "https://evil.example/"}).url == "/hosts/alpha.example/"
 
 
-def test_check_switch_now_reports_failures_without_500(client, network, monkeypatch):
-    from collector.poller import actions
+def test_check_switch_now_reports_failures_on_its_job_page(client, network):
+    # fore-a's address is 127.0.0.1 port 1: the agent is not there (ICMP port unreachable)
+    Switch.objects.filter(pk=network["sa"].pk).update(address="127.0.0.1", snmp_port=1, timeout_s=0.2, retries=0)
+    job = _job_of(client.post("/switches/fore-a/check"))
+    assert jobs.run(job.id) == "done"
+    body = client.get(f"/onboard/jobs/{job.id}.json").json()
+    texts = [st["text"] for st in body["steps"]]
+    assert any(t.startswith("discovery failed") and "no SNMP agent listens on port 1" in t for t in texts), texts
+    assert any(t.startswith("poll: refused") for t in texts), texts
+    assert [st["state"] for st in body["steps"]].count("fail") == 2
 
-    calls = []
-    monkeypatch.setattr(actions, "discover", lambda sid: (_ for _ in ()).throw(OSError("no route to host")))
-    monkeypatch.setattr(actions, "poll", lambda sid, **kw: calls.append(sid) or "timeout")
+
+def test_a_user_has_at_most_a_few_network_jobs_open(client, network):
+    made = [_job_of(client.post("/switches/fore-a/check")) for _ in range(jobs.OPEN_PER_OWNER)]
     resp = client.post("/switches/fore-a/check", follow=True)
-    t = text(resp)
-    assert "discovery failed (OSError: no route to host)" in t and "timeout" in t
-    assert calls == [network["sa"].id]
+    assert f"at most {jobs.OPEN_PER_OWNER} at once" in text(resp) and len(made) == jobs.OPEN_PER_OWNER
 
 
 # --------------------------------------------------------------------------- query counts
@@ -344,7 +382,7 @@ def test_query_counts_do_not_grow_with_the_network(client, network):
     assert big == small
     for url, n in small.items():
         # 4 of them: the session, the user, its role's permissions; 2 the statement budget
-        # (webapp/budget.py): its SET LOCAL statement_timeout and, inside the test's transaction
+        # (collector/reader/timelimits.py): its SET LOCAL statement_timeout and, inside the test's transaction
         # only, putting the previous timeout back; 1 the page's events (collector/events/read.recent);
         # the port page one more per switch-to-switch step of its traces (queries.reach:
         # fore-a -> fore-b -> back).

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from webapp.traffic.catalog import SeriesInfo
-from webapp.traffic.points import bucket_columns, raw_columns
+from collector.reader.catalog import SeriesInfo
+from collector.reader.points import bucket_columns, raw_columns
 
 NOW = datetime(2026, 11, 22, 12, 0, 7, tzinfo=UTC)
 CELLS = SeriesInfo(1, 1, "asx", "A1", "merlin", "OC3", True, None, None, "in", "cells", "cells", 32, 353_207, 15,

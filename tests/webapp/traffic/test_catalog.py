@@ -1,4 +1,4 @@
-"""webapp/traffic/catalog.py: series named as operators name them."""
+"""collector/reader/catalog.py: series named as operators name them."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -13,10 +13,11 @@ import redis
 
 from collector.exports import jobs, writer
 from collector.exports.models import ExportJob
+from collector.reader import selection
 from tests.support.celery_procs import wait_for
 from tests.support.dblock import locked
 from tests.support.users import make_user
-from webapp.traffic import params, streamslots
+from webapp.traffic import streamslots
 
 pytestmark = pytest.mark.usefixtures("plain_static")
 
@@ -48,7 +49,7 @@ def body(response) -> bytes:
 
 
 def test_plot_points_limit_names_the_limit_and_the_count(net, client, monkeypatch):
-    monkeypatch.setattr(params, "MAX_PLOT_CELLS", 10_000)
+    monkeypatch.setattr(selection, "MAX_PLOT_CELLS", 10_000)
     r = client.get(f"/traffic/api/data?s={net.rx.id},{net.tx.id}&range=24h&res=raw")
     assert r.status_code == 400
     # 24 h of 15 s samples: 5,761 points per series (both ends counted), 2 series.
@@ -58,7 +59,7 @@ def test_plot_points_limit_names_the_limit_and_the_count(net, client, monkeypatc
 
 
 def test_csv_points_limit(net, client, monkeypatch):
-    monkeypatch.setattr(params, "MAX_EXPORT_CELLS", 5_000)
+    monkeypatch.setattr(selection, "MAX_EXPORT_CELLS", 5_000)
     r = client.get(f"/traffic/export.csv?s={net.rx.id}&range=24h&raw=1")
     assert r.status_code == 400
     text = r.content.decode()

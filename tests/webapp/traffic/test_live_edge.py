@@ -1,5 +1,5 @@
 """A plot across the live edge: tier buckets up to the watermarks, then the finer tiers' buckets
-and single raw samples, summed into the plot's buckets by webapp/traffic/queries.py (_summed).
+and single raw samples, summed into the plot's buckets by collector/reader/queries.py (_summed).
 
 The oracle is the raw samples themselves, bucketed here in SQL with the rollup's rules written
 out (drawn: delta present, not OVER_CAPACITY, interval > 0; flagged: any flag but WRAP), so a
@@ -17,8 +17,8 @@ from django.db import connection
 from collector.archive import rollup
 from collector.archive.tiers import TIER, floor_time
 from collector.core.facts import Flag
+from collector.reader import queries
 from tests.support import traffic_factory as f
-from webapp.traffic import queries
 
 pytestmark = pytest.mark.usefixtures("plain_static")
 RATES = [100_000, 50_000, 1_000, 2_000, 3_000, 4_000]

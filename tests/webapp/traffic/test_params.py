@@ -1,23 +1,23 @@
-"""webapp/traffic/params.py: query parameters checked, with messages that say what is wrong."""
+"""collector/reader/selection.py: query parameters checked, with messages that say what is wrong."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from collector.reader import selection
+from collector.reader.selection import BadRequest
 from tests.webapp.traffic.examples import NOW
-from webapp.traffic import params
-from webapp.traffic.params import BadRequest
 
 
 def test_parse_defaults_and_round_trip():
-    req = params.parse({"s": "12,13"})
+    req = selection.parse({"s": "12,13"})
     assert req.series_ids == (12, 13) and req.range == "24h" and req.unit == "auto" and not req.stack
-    full = params.parse({"s": "3", "start": "2026-11-20T10:00:00Z", "end": "2026-11-20 12:30", "unit": "pct",
+    full = selection.parse({"s": "3", "start": "2026-11-20T10:00:00Z", "end": "2026-11-20 12:30", "unit": "pct",
                          "res": "1m", "stack": "1"})
     assert full.range == "custom" and full.start == datetime(2026, 11, 20, 10, tzinfo=UTC)
     assert full.end == datetime(2026, 11, 20, 12, 30, tzinfo=UTC)
-    again = params.parse(dict(pair.split("=", 1) for pair in full.query().split("&")))
+    again = selection.parse(dict(pair.split("=", 1) for pair in full.query().split("&")))
     assert again == full
 
 
@@ -34,7 +34,7 @@ def test_parse_defaults_and_round_trip():
 ])
 def test_bad_parameters_say_what_is_wrong(query, message):
     with pytest.raises(BadRequest, match=message):
-        params.parse(query)
+        selection.parse(query)
 
 
 @pytest.mark.parametrize("query, message", [
@@ -45,11 +45,11 @@ def test_bad_parameters_say_what_is_wrong(query, message):
 ])
 def test_absurd_ranges_are_refused(query, message):
     with pytest.raises(BadRequest, match=message):
-        params.resolve_range(params.parse(query), NOW, None)
+        selection.resolve_range(selection.parse(query), NOW, None)
 
 
 def test_ranges_end_now():
-    start, end = params.resolve_range(params.parse({"s": "1", "range": "3h"}), NOW, None)
+    start, end = selection.resolve_range(selection.parse({"s": "1", "range": "3h"}), NOW, None)
     assert (start, end) == (NOW - timedelta(hours=3), NOW)
     first = NOW - timedelta(days=100)
-    assert params.resolve_range(params.parse({"s": "1", "range": "all"}), NOW, first) == (first, NOW)
+    assert selection.resolve_range(selection.parse({"s": "1", "range": "all"}), NOW, first) == (first, NOW)

@@ -1,4 +1,4 @@
-"""webapp/traffic/pgbinary.py: binary arrays into numpy columns.
+"""collector/reader/pgbinary.py: binary arrays into numpy columns.
 
 The parser is checked on arrays built byte by byte after PostgreSQL's array_send (including the
 malformed ones a server never sends, which must be refused rather than read shifted), then on
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from webapp.traffic import pgbinary
-from webapp.traffic.pgbinary import ArrayFormatError, parse_array
+from collector.reader import pgbinary
+from collector.reader.pgbinary import ArrayFormatError, parse_array
 
 OID = {"int4": 23, "int8": 20, "float8": 701}
 PACK = {"int4": ">i", "int8": ">q", "float8": ">d"}

@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from collector.reader import points, units
 from tests.support import traffic_factory
 from tests.webapp.traffic.examples import CELLS, T0, VC, buckets, raw_series
-from webapp.traffic import plots, points, units
+from webapp.traffic import plots
 
 
 class Pl:
@@ -118,3 +119,11 @@ def test_raw_runs_join_samples_whose_intervals_touch():
     pts = raw_series([(15, 15000, 1500, 0), (30, 15000, 1500, 0), (45, 15000, 1500, 0), (105, 15000, 1500, 0),
                       (120, 15000, None, 2), (135, 15000, 1500, 0)])
     assert plots.runs(pts, None) == [(0, 3), (3, 4), (5, 6)]
+
+
+@pytest.mark.parametrize("value, unit, text", [
+    (23_957_320.93, "bps", "23.96 Mb/s"), (119.81, "mbps_cells", "119.8 Mb/s"), (92.04, "pct", "92.0 %"),
+    (2_500, "cells", "2.500 kcells/s"), (None, "cells", "–"),
+])
+def test_hover_rates_are_written_as_the_pages_write_them(value, unit, text):
+    assert plots.fmt(value, units.UNITS[unit]) == text

@@ -1,12 +1,12 @@
-"""webapp/traffic/points.py: what is drawn, where the gaps are and why, exact averages."""
+"""collector/reader/points.py: what is drawn, where the gaps are and why, exact averages."""
 from __future__ import annotations
 
 from datetime import timedelta
 
 import pytest
 
+from collector.reader import points
 from tests.webapp.traffic.examples import T0, buckets, raw_series, values
-from webapp.traffic import points
 
 
 def test_raw_points_draw_only_what_is_traffic():

@@ -1,13 +1,13 @@
-"""webapp/traffic/units.py: display units and the cell arithmetic behind them."""
+"""collector/reader/units.py: display units and the cell arithmetic behind them."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
 
+from collector.reader import units
+from collector.reader.units import UnitError
 from tests.webapp.traffic.examples import AAL5, ATM_OCTETS, CELLS, IP, NOCAP, PKTS, VC
-from webapp.traffic import units
-from webapp.traffic.units import UnitError
 
 
 @pytest.mark.parametrize("series, unit, factor", [

@@ -18,9 +18,9 @@ from django.http import StreamingHttpResponse
 
 from collector.archive import rollup
 from collector.archive.rollup import floor_time
+from collector.reader import catalog
 from tests.support import traffic_factory as f
 from tests.support.traffic_network import IP_BYTES, RX, TX, VC_RATES, build_net
-from webapp.traffic import catalog
 
 pytestmark = pytest.mark.usefixtures("plain_static")
 

@@ -8,6 +8,8 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from collector.core import facts
+
 register = template.Library()
 
 
@@ -76,6 +78,13 @@ def rate(value) -> str:
 
 
 @register.filter
+def quantity(value, unit: str = "") -> str:
+    """A measured value with its unit and three significant digits: '24.0 Mb/s', '92.0 %', '600 s'
+    (collector/core/facts.quantity, the one way rates are written)."""
+    return facts.quantity(None if value is None or value == "" else float(value), unit or "")
+
+
+@register.filter
 def utc(value: datetime | None) -> str:
     if not value:
         return "-"
@@ -104,11 +113,14 @@ def ago(value: datetime | None) -> str:
 @register.simple_tag
 def when(value: datetime | None, fmt: str = "full"):
     """<time> element: the time in the viewer's zone (webapp/personal: activated per request),
-    with the zone and how long ago it was in the title; the datetime attribute stays UTC."""
+    with the zone and how long ago it was in the title; the datetime attribute stays UTC.
+    fmt: "full" (to the second), "ms" (to the millisecond) or "short" (the time of day)."""
     if not value:
         return mark_safe('<span class="muted">never</span>')
     local = timezone.localtime(value)
-    text = local.strftime("%Y-%m-%d %H:%M:%S" if fmt == "full" else "%H:%M:%S")
+    text = local.strftime("%Y-%m-%d %H:%M:%S" if fmt in ("full", "ms") else "%H:%M:%S")
+    if fmt == "ms":      # an experiment's window: its edges to the millisecond, as entered
+        text += f".{local.microsecond // 1000:03d}"
     return format_html('<time datetime="{}" title="{} {} · {}">{}</time>', value.astimezone(UTC).isoformat(),
                        local.tzname(), timezone.get_current_timezone_name(), ago(value), text)
 
@@ -171,8 +183,8 @@ def history_strip(buckets, width: int = 240, height: int = 26, rtt_scale=None):
     if len(points) > 1:
         line = format_html('<polyline points="{}" fill="none" stroke="#17212f" stroke-width="1.2"/>', " ".join(points))
     elif len(points) == 1:
-        x, y = points[0].split(",")
-        line = format_html('<circle cx="{}" cy="{}" r="1.6" fill="#17212f"/>', x, y)
+        cx, cy = points[0].split(",")
+        line = format_html('<circle cx="{}" cy="{}" r="1.6" fill="#17212f"/>', cx, cy)
     label = ""
     if height >= 40 and rtts:
         label = format_html('<text x="{}" y="11" text-anchor="end" font-size="10" fill="#17212f" '

@@ -10,8 +10,9 @@ from datetime import datetime
 from typing import Protocol
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -19,12 +20,24 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from collector.inventory import ports
 from collector.inventory.models import Host, Port, Switch
+from collector.poller import jobs
 from collector.poller.models import SwitchHealth
+from collector.reader.latest import Latest
 from webapp.status import queries as q
 from webapp.status.pathmodel import Neighbor, Trace, XcInfo
 from webapp.status.porttable import cells_mbps
 
 # --------------------------------------------------------------------------- helpers
+
+
+def start_check(request: HttpRequest, kind: str, target: str, group: str, params: dict, back: str) -> HttpResponse:
+    """A "check now" as a network job of the target's poller group: its page shows the steps."""
+    try:
+        job = jobs.create(kind, target, group, params, owner_id=request.user.pk)
+    except jobs.TooMany as exc:
+        messages.error(request, str(exc))
+        return HttpResponseRedirect(safe_next(request, back))
+    return HttpResponseRedirect(reverse("onboard:job", args=[job.id]))
 
 
 def plot_url(switch: str, port: str, direction: str = "in", vpi=None, vci=None) -> str:
@@ -65,25 +78,26 @@ def not_found(request: HttpRequest, kind: str, name: str, known: list[tuple[str,
     return render(request, "status/not_found.html", context, status=404)
 
 
-def switch_or_404(request: HttpRequest, name: str) -> tuple[Switch | None, HttpResponse | None]:
+# The *_or_404 helpers return the object, or the 404 page to answer instead.
+def switch_or_404(request: HttpRequest, name: str) -> Switch | HttpResponse:
     switch = Switch.objects.select_related("health").filter(name=name).first()
     if switch is None:
         switch = Switch.objects.select_related("health").filter(Q(name__iexact=name) | Q(address=name)).first()
     if switch is not None:
-        return switch, None
+        return switch
     known = [(n, reverse("status:switch", args=[n]))
              for n in Switch.objects.order_by("name").values_list("name", flat=True)]
-    return None, not_found(request, "switch", name, known,
+    return not_found(request, "switch", name, known,
                            "Switches are added with `python manage.py add_switch NAME ADDRESS` or in the inventory.")
 
 
-def host_or_404(request: HttpRequest, name: str) -> tuple[Host | None, HttpResponse | None]:
+def host_or_404(request: HttpRequest, name: str) -> Host | HttpResponse:
     host = Host.objects.filter(name=name).first() or Host.objects.filter(Q(name__iexact=name) | Q(address=name)).first()
     if host is not None:
-        return host, None
+        return host
     known = [(n, reverse("status:host", args=[n]))
              for n in Host.objects.order_by("name").values_list("name", flat=True)]
-    return None, not_found(request, "host", name, known,
+    return not_found(request, "host", name, known,
                            "Hosts are added with `python manage.py add_host NAME ADDRESS` or in the inventory.")
 
 
@@ -96,18 +110,18 @@ def find_port(switch: Switch, name: str) -> Port | None:
         return None
 
 
-def port_or_404(request: HttpRequest, switch: Switch, ref: str) -> tuple[Port | None, HttpResponse | None]:
+def port_or_404(request: HttpRequest, switch: Switch, ref: str) -> Port | HttpResponse:
     """The port `ref` names, or a 404 page: the candidates when it names several ("A1" on a switch
     with boards 1 and 2), else the ports that exist."""
     try:
-        return ports.find_port(switch, ref), None
+        return ports.find_port(switch, ref)
     except ports.PortLookupError as exc:
         if exc.ambiguous:
             known = [(f"{switch.name} {n}", port_url(switch.name, n)) for n in exc.candidates]
-            return None, not_found(request, "port", f"{switch.name} {ref}", known, str(exc), {"ambiguous": True})
+            return not_found(request, "port", f"{switch.name} {ref}", known, str(exc), {"ambiguous": True})
     names = sorted(Port.objects.filter(switch=switch, gone_at__isnull=True).values_list("name", flat=True))
     known = [(f"{switch.name} {n}", port_url(switch.name, n)) for n in names]
-    return None, not_found(request, "port", f"{switch.name} {ref}", known,
+    return not_found(request, "port", f"{switch.name} {ref}", known,
                            f"Ports of {switch.name} come from discovery; the switch has {len(names)}.")
 
 
@@ -174,7 +188,7 @@ class Summary:
     hardware: str
 
 
-def summary_of(switch: Switch, health: SwitchHealth | None, latest: q.Latest | None, ports: int, active: int,
+def summary_of(switch: Switch, health: SwitchHealth | None, latest: Latest | None, ports: int, active: int,
                now: datetime) -> Summary:
     """Table 2b's header. The agent uptime comes from the newest of discovery and the last poll;
     it is carried forward to now only while the switch answers (else: 'as of' that time)."""
@@ -210,13 +224,13 @@ def _type_words(switch: Switch) -> str:
 # --------------------------------------------------------------------------- rows shared by several pages
 
 
-def summary_for(switch: Switch, latest: q.Latest | None, now: datetime) -> Summary:
+def summary_for(switch: Switch, latest: Latest | None, now: datetime) -> Summary:
     c = Port.objects.present().filter(switch=switch).aggregate(
         total=Count("id"), active=Count("id", filter=Q(oper_status="up")))
     return summary_of(switch, getattr(switch, "health", None), latest, c["total"], c["active"], now)
 
 
-def stale(latest: q.Latest | None, switch: Switch, now: datetime) -> bool:
+def stale(latest: Latest | None, switch: Switch, now: datetime) -> bool:
     return latest is not None and (now - latest.time).total_seconds() > 3 * switch.poll_interval_s + 60
 
 
@@ -224,8 +238,11 @@ def neighbor_view(data: q.NetworkData, nb: Neighbor) -> dict:
     if nb.host is not None:
         return {"kind": "host", "name": nb.host.name, "url": reverse("status:host", args=[nb.host.name]),
                 "source": nb.source, "inferred": nb.inferred, "note": nb.note}
-    sw = data.net.switches[nb.port.switch_id]
-    return {"kind": "port", "name": f"{sw.name} {nb.port.name}", "url": port_url(sw.name, nb.port.name),
+    port = nb.port
+    if port is None:
+        raise ValueError("a neighbour is a port or a host; this one is neither")
+    sw = data.net.switches[port.switch_id]
+    return {"kind": "port", "name": f"{sw.name} {port.name}", "url": port_url(sw.name, port.name),
             "source": nb.source + (f" {nb.confidence:.2f}" if nb.confidence is not None and nb.inferred else ""),
             "inferred": nb.inferred, "note": nb.note}
 

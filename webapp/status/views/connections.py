@@ -63,9 +63,9 @@ def _filter_pvcs(rows: list[dict], request: HttpRequest) -> tuple[list[dict], di
 
 
 def switch_pvcs(request: HttpRequest, name: str) -> HttpResponse:
-    switch, resp = switch_or_404(request, name)
-    if resp:
-        return resp
+    switch = switch_or_404(request, name)
+    if isinstance(switch, HttpResponse):
+        return switch
     data = q.load_network(around=[switch.id])
     needs_traces = bool(request.GET.get("status", "").strip() or request.GET.get("host", "").strip())
     if needs_traces:        # the filter is on the traces: trace them all, then show a page
@@ -91,7 +91,7 @@ def switch_pvcs(request: HttpRequest, name: str) -> HttpResponse:
 # first), with names compared as Python compares str (COLLATE "C": code point order). Sorted in
 # Python, the network-wide list read and sorted all 50,000 cross-connects of figure 13 at each view.
 _NUMERIC_KEY = Q(in_port__key__regex=r"^[0-9]+$")
-_WHOLE_NUMBER = DecimalField(max_digits=60, decimal_places=0)     # a key of any length, as Python's int
+_WHOLE_NUMBER: DecimalField = DecimalField(max_digits=60, decimal_places=0)     # a key of any length, as Python's int
 TABLE_2D_ORDER = (
     Collate("switch__name", "C"), Case(When(_NUMERIC_KEY, then=Value(0)), default=Value(1)),
     Case(When(_NUMERIC_KEY, then=Cast("in_port__key", _WHOLE_NUMBER)), default=Value(0, output_field=_WHOLE_NUMBER)),
@@ -161,9 +161,9 @@ def _pvc_rows(data: q.NetworkData, xc_ids: list[int]) -> list[dict]:
 
 
 def switch_vccs(request: HttpRequest, name: str) -> HttpResponse:
-    switch, resp = switch_or_404(request, name)
-    if resp:
-        return resp
+    switch = switch_or_404(request, name)
+    if isinstance(switch, HttpResponse):
+        return switch
     now = timezone.now()
     data = q.load_network(around=[switch.id])
     net = data.net
@@ -232,9 +232,9 @@ def vccs_form(request: HttpRequest) -> HttpResponse:
     """Figure 4's form: 'Please enter the name of the switch'."""
     name = request.GET.get("switch", "").strip()
     if name:
-        switch, resp = switch_or_404(request, name)
-        if resp:
-            return resp
+        switch = switch_or_404(request, name)
+        if isinstance(switch, HttpResponse):
+            return switch
         return HttpResponseRedirect(reverse("status:switch_vccs", args=[switch.name]))
     sws = list(Switch.objects.order_by("name").annotate(
         vcs=Count("channels", filter=Q(channels__gone_at__isnull=True))))
@@ -252,7 +252,7 @@ def path(request: HttpRequest) -> HttpResponse:
         context["hosts"] = list(Host.objects.order_by("name").values_list("name", "address"))
         return render(request, "status/path.html", context)
     # Rates only of the switches the traces cross: the trace needs none, and the whole network's
-    # would cost most of the page at 200 switches (docs/benchmarks.md, figure 9).
+    # would cost most of the page at 200 switches (docs/benchmarks.md, figure 10b).
     everyone = pt.Network([], [], [pm.HostInfo(*row) for row in Host.objects.values_list("id", "name", "address")],
                           [], [])
     context["hosts"] = sorted((h.name, h.address) for h in everyone.hosts.values())
@@ -264,7 +264,7 @@ def path(request: HttpRequest) -> HttpResponse:
         if h is None:
             names = sorted(x.name for x in net.hosts.values())
             missing.append({"label": label, "text": text, "close": suggestions(text, names) if text else []})
-    if missing:
+    if src is None or dst is None:      # the missing ones are listed
         context["missing"] = missing
         return render(request, "status/path.html", context, status=404 if any(m["text"] for m in missing) else 200)
     # only the part of the network the two hosts' traces can reach (queries.load_for_hosts)
@@ -329,12 +329,12 @@ def trace_vc(request: HttpRequest) -> HttpResponse:
     port_name = request.GET.get("port", "").strip()
     if not sw_name or not port_name:
         return HttpResponseRedirect(reverse("status:path"))
-    switch, resp = switch_or_404(request, sw_name)
-    if resp:
-        return resp
-    p, resp = port_or_404(request, switch, port_name)
-    if resp:
-        return resp
+    switch = switch_or_404(request, sw_name)
+    if isinstance(switch, HttpResponse):
+        return switch
+    p = port_or_404(request, switch, port_name)
+    if isinstance(p, HttpResponse):
+        return p
     try:
         vpi = int(request.GET.get("vpi", ""))
         vci = int(request.GET["vci"]) if request.GET.get("vci", "") != "" else None

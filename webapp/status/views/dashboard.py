@@ -11,9 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from collector.inventory.models import CrossConnect, Host, Port, Switch, VirtualChannel
-from collector.poller import pollers
+from collector.poller import pollers, runner
 from collector.poller.models import HostState
-from webapp.status import queries as q
+from collector.reader.latest import latest_samples
 from webapp.status.paging import DASHBOARD_ROWS, PROBLEMS_SHOWN, SWITCHES_PER_PAGE, page_of
 from webapp.status.views.common import health_of, port_url, summary_of
 
@@ -35,7 +35,7 @@ def _switch_rows(switches: list[Switch], now, port_counts: dict | None = None) -
                      .annotate(n=Count("id")).values_list("switch_id", "n"))
     xc_counts = dict(CrossConnect.objects.present().order_by().filter(switch_id__in=ids).values("switch_id")
                      .annotate(n=Count("id")).values_list("switch_id", "n"))
-    latest = q.latest_samples(ids)
+    latest = latest_samples(ids)
     rows = []
     for s in switches:
         h = getattr(s, "health", None)
@@ -50,6 +50,7 @@ class _Health(NamedTuple):
     last_poll_at: datetime | None
     consecutive_failures: int
     last_status: str
+    last_error: str
 
 
 class _Polled(NamedTuple):
@@ -60,21 +61,41 @@ class _Polled(NamedTuple):
     enabled: bool
     poll_interval_s: int
     discovered_at: datetime | None
+    poller_group: str
     health: _Health | None
 
 
 def _polled_switches() -> list[_Polled]:
     rows = Switch.objects.order_by("name").values_list(
-        "id", "name", "enabled", "poll_interval_s", "discovered_at", "health__last_poll_at",
-        "health__consecutive_failures", "health__last_status")
-    return [_Polled(i, name, enabled, interval, discovered, None if failures is None else _Health(at, failures, status))
-            for i, name, enabled, interval, discovered, at, failures, status in rows]
+        "id", "name", "enabled", "poll_interval_s", "discovered_at", "poller_group", "health__last_poll_at",
+        "health__consecutive_failures", "health__last_status", "health__last_error")
+    return [_Polled(i, name, enabled, interval, discovered, group,
+                    None if failures is None else _Health(at, failures, status, error))
+            for i, name, enabled, interval, discovered, group, at, failures, status, error in rows]
+
+
+class Cause(NamedTuple):
+    """Switches whose polls fail, grouped by why (runner.FAILURES) and by poller group."""
+    status: str
+    meaning: str
+    poller_group: str
+    switches: int
+    examples: list[str]
+
+
+def failure_causes(switches: list[_Polled]) -> list[Cause]:
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for s in switches:
+        if s.enabled and s.health is not None and s.health.consecutive_failures:
+            grouped.setdefault((s.health.last_status, s.poller_group), []).append(s.name)
+    return [Cause(status, runner.FAILURES.get(status, "other"), group, len(names), names[:5])
+            for (status, group), names in sorted(grouped.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
 
 
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Counts of everything, what needs attention (at most PROBLEMS_SHOWN rows, counted), and the
-    first DASHBOARD_ROWS switches and hosts, the poller groups: a fixed number of queries (17) and a
-    bounded page at any inventory size.
+    first DASHBOARD_ROWS switches and hosts, the poller groups, failing polls by cause: a fixed number of
+    queries (17) and a bounded page at any inventory size.
     Every switch's health is judged (one row per switch, no per-port work) for the counts."""
     now = timezone.now()
     # every switch with only what health_of and the problems read (all columns of 2,000 switches
@@ -92,7 +113,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     for s in switches:
         hs = health[s.id]
         if hs.state in ("failing", "stale", "never"):
-            problems.append(("switch", s.name, hs.text, s.health.last_poll_at if s.health else None, ""))
+            error = s.health.last_error if hs.state == "failing" and s.health else ""
+            problems.append(("switch", s.name, hs.text + (f": {error}" if error else ""),
+                             s.health.last_poll_at if s.health else None, ""))
         if down.get(s.id):
             warnings.append(("ports", s.name, f"{down[s.id]} port(s) enabled but not up", s.discovered_at,
                              "?state=down"))
@@ -104,20 +127,21 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     for st in unreachable[:PROBLEMS_SHOWN]:
         problems.append(("host", st.host.name, "unreachable" + (f": {st.error}" if st.error else ""),
                          st.checked_at, ""))
-    problems = [(kind, name, "#pollers" if kind == "poller" else
-                 reverse("status:host" if kind == "host" else "status:switch", args=[name]) + query,
-                 text, at) for kind, name, text, at, query in (problems + warnings)[:PROBLEMS_SHOWN]]
+    shown = [(kind, name, "#pollers" if kind == "poller" else
+              reverse("status:host" if kind == "host" else "status:switch", args=[name]) + query,
+              text, at) for kind, name, text, at, query in (problems + warnings)[:PROBLEMS_SHOWN]]
     shown_hosts = list(Host.objects.select_related("state").order_by("name")[:DASHBOARD_ROWS])
     context = {
         "rows": _switch_rows(list(Switch.objects.select_related("health").order_by("name")[:DASHBOARD_ROWS]), now,
                              port_counts),
         "switch_count": len(switches),
         "hosts": [(h, getattr(h, "state", None)) for h in shown_hosts], "host_count": hosts["total"],
-        "now": now, "problems": problems, "problem_count": problem_count,
+        "now": now, "problems": shown, "problem_count": problem_count,
         "port_count": ports["total"], "port_active": ports["active"],
         "vc_count": VirtualChannel.objects.present().count(), "xc_count": CrossConnect.objects.present().count(),
         "polling_ok": sum(1 for hs in health.values() if hs.state in ("ok", "partial")),
         "hosts_up": hosts["up"], "pollers": groups, "late_periods": pollers.LATE_PERIODS,
+        "causes": failure_causes(switches),
     }
     return render(request, "status/dashboard.html", context)
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -12,13 +11,12 @@ from django.views.decorators.http import require_http_methods
 
 from collector.events import read as events
 from collector.inventory.models import Host
-from collector.poller import actions
-from collector.poller.models import HostCheck, HostState
+from collector.poller.models import HostCheck, HostState, NetworkJob
 from webapp.access import roles
 from webapp.status import pathmodel as pm
 from webapp.status import queries as q
 from webapp.status.paging import HOSTS_PER_PAGE, page_of
-from webapp.status.views.common import host_or_404, safe_next, trace_view
+from webapp.status.views.common import host_or_404, safe_next, start_check, trace_view
 
 log = logging.getLogger(__name__)
 HOST_STATUSES = ("responding", "unreachable", "unchecked")
@@ -68,9 +66,9 @@ def hosts(request: HttpRequest) -> HttpResponse:
 
 
 def host_detail(request: HttpRequest, name: str) -> HttpResponse:
-    host, resp = host_or_404(request, name)
-    if resp:
-        return resp
+    host = host_or_404(request, name)
+    if isinstance(host, HttpResponse):
+        return host
     state = HostState.objects.filter(host=host).first()
     checks = list(HostCheck.objects.filter(host_id=host.id).order_by("-time")[:30])
     history, start, width = q.host_history([host.id], hours=24, buckets=96)
@@ -89,25 +87,13 @@ def host_detail(request: HttpRequest, name: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def host_check(request: HttpRequest, name: str) -> HttpResponse:
-    host, resp = host_or_404(request, name)
-    if resp:
-        return resp
-    target = safe_next(request, reverse("status:host", args=[host.name]))
+    """Check the host now, as a job of the worker of its poller group (the job's page shows it)."""
+    host = host_or_404(request, name)
+    if isinstance(host, HttpResponse):
+        return host
     if request.method != "POST":
-        return HttpResponseRedirect(target)
+        return HttpResponseRedirect(safe_next(request, reverse("status:host", args=[host.name])))
     if not request.user.has_perm(roles.RUN_CHECKS):
         return roles.denied(request, "checking a host now needs the operator role")
-    try:
-        result = actions.check_host(host.id)
-    except Exception as exc:     # the check itself is bounded (2 s timeouts); report, do not 500
-        log.exception("check of host %s failed", host.name)
-        messages.error(request, f"{host.name}: the check could not run ({exc.__class__.__name__}: {exc})")
-        return HttpResponseRedirect(target)
-    if result.reachable:
-        delay = f"{result.rtt_ms:.1f} ms" if result.rtt_ms is not None else "delay unknown"
-        messages.success(request, f"{host.name} is responding ({result.method}, {delay}), checked at "
-                                  f"{timezone.now():%H:%M:%S} UTC")
-    else:
-        messages.warning(request, f"{host.name} is unreachable ({result.method}: {result.error or 'no answer'}), "
-                                  f"checked at {timezone.now():%H:%M:%S} UTC")
-    return HttpResponseRedirect(target)
+    return start_check(request, NetworkJob.Kind.CHECK_HOST, host.name, host.poller_group, {"host_id": host.id},
+                       reverse("status:host", args=[host.name]))

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from django.contrib import messages
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
@@ -14,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 from collector.archive.models import PollLog, Series
 from collector.events import read as events
 from collector.inventory.models import Switch, VirtualChannel, VirtualPath
-from collector.poller import actions
+from collector.poller.models import NetworkJob
 from webapp.access import roles
 from webapp.status import queries as q
 from webapp.status.porttable import port_sort_key, port_table
@@ -27,15 +26,16 @@ from webapp.status.views.common import (
     pvc_row,
     safe_next,
     stale,
+    start_check,
     summary_of,
     switch_or_404,
 )
 
 
 def switch_detail(request: HttpRequest, name: str) -> HttpResponse:
-    switch, resp = switch_or_404(request, name)
-    if resp:
-        return resp
+    switch = switch_or_404(request, name)
+    if isinstance(switch, HttpResponse):
+        return switch
     now = timezone.now()
     state = request.GET.get("state", "")
     include_gone = request.GET.get("gone") == "1"
@@ -75,7 +75,7 @@ def _switch_links(data: q.NetworkData, switch: Switch) -> list[dict]:
                 params = {"a_port": port.id, "source": "manual", "note": nb.note[:255]}
                 if nb.host is not None:
                     params["b_host"] = nb.host.id
-                else:
+                elif nb.port is not None:
                     params["b_port"] = nb.port.id
                 v["confirm_url"] = reverse("admin:inventory_link_add") + "?" + urlencode(params)
             out.append(v)
@@ -84,37 +84,26 @@ def _switch_links(data: q.NetworkData, switch: Switch) -> list[dict]:
 
 @require_http_methods(["GET", "POST"])
 def switch_check(request: HttpRequest, name: str) -> HttpResponse:
-    """Check again now: rediscover (port states, VCs, cross-connects) and poll (counters)."""
-    switch, resp = switch_or_404(request, name)
-    if resp:
-        return resp
-    target = safe_next(request, reverse("status:switch", args=[switch.name]))
+    """Check again now: rediscover (port states, VCs, cross-connects) and poll (counters), as a job
+    of the worker of the switch's poller group; the job's page shows each step."""
+    switch = switch_or_404(request, name)
+    if isinstance(switch, HttpResponse):
+        return switch
     if request.method != "POST":
-        return HttpResponseRedirect(target)
+        return HttpResponseRedirect(safe_next(request, reverse("status:switch", args=[switch.name])))
     if not request.user.has_perm(roles.RUN_CHECKS):
         return roles.denied(request, "checking a switch now needs the operator role")
-    check = actions.check_switch(switch.id)     # polls here, under the same lock as scheduled polls
-    if check.discovered:
-        messages.success(request, f"discovered at {timezone.now():%H:%M:%S} UTC: {check.discovery}")
-    else:
-        messages.error(request, f"{switch.name}: {check.discovery}")
-    status = check.poll_status
-    if status in ("ok", "partial"):
-        messages.success(request, f"polled at {timezone.now():%H:%M:%S} UTC: {status}")
-    elif status == "skipped":
-        messages.info(request, "a scheduled poll of this switch was running; its result is shown")
-    else:
-        messages.error(request, f"poll at {timezone.now():%H:%M:%S} UTC: {status}")
-    return HttpResponseRedirect(target)
+    return start_check(request, NetworkJob.Kind.CHECK_SWITCH, switch.name, switch.poller_group,
+                       {"switch_id": switch.id}, reverse("status:switch", args=[switch.name]))
 
 
 def port_detail(request: HttpRequest, name: str, port: str) -> HttpResponse:
-    switch, resp = switch_or_404(request, name)
-    if resp:
-        return resp
-    p, resp = port_or_404(request, switch, port)
-    if resp:
-        return resp
+    switch = switch_or_404(request, name)
+    if isinstance(switch, HttpResponse):
+        return switch
+    p = port_or_404(request, switch, port)
+    if isinstance(p, HttpResponse):
+        return p
     now = timezone.now()
     port_events = events.recent(port_id=p.id)
     data = q.load_network(rate_switch_ids=[switch.id], around=[switch.id])

@@ -22,6 +22,9 @@ class Command(BaseCommand):
         self.stdout.write(report.summary())
         for link in Link.objects.filter(b_port__isnull=False).exclude(state="rejected").select_related(
                 "a_port__switch", "b_port__switch").order_by("a_port__switch__name", "a_port__name"):
+            b_port = link.b_port
+            if b_port is None:              # excluded by the query: links to a host
+                continue
             how = link.state + (f" {link.confidence:.2f}" if link.confidence is not None else "")
-            line = f"{link.a_port.switch.name} {link.a_port.name} - {link.b_port.switch.name} {link.b_port.name}: {how}"
+            line = f"{link.a_port.switch.name} {link.a_port.name} - {b_port.switch.name} {b_port.name}: {how}"
             self.stdout.write(line + (f"; CONFLICT: {link.conflict}" if link.conflict else ""))

@@ -32,6 +32,8 @@ class Command(BaseCommand):
 
     def _print(self, switch, outcome: runner.PollOutcome) -> None:
         result = outcome.result
+        if result is None:                  # an ok poll always has its result (runner._judge)
+            raise CommandError(f"{switch.name}: {outcome.status} poll without a result")
         self.stdout.write(f"# {switch.name} poll at {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(result.at))} "
                           f"{outcome.status} {result.varbinds} varbinds in {result.duration_s * 1000:.0f} ms, "
                           f"{len(result.readings)} counters, {outcome.stored}")
@@ -51,7 +53,7 @@ class Command(BaseCommand):
             elif s.vp:
                 where += f" VP {s.vp.vpi}"
             rate = f"{delta / interval:.1f} {s.unit}/s" if delta is not None and interval else "-"
-            raw = stored_to_u64(raw) if raw is not None else "-"   # Counter64 is stored two's complement
-            self.stdout.write(f"{where:<16} {s.object_name:<28} {s.direction or '-':<3} raw={raw} "
+            counter = stored_to_u64(raw) if raw is not None else "-"   # Counter64 is stored two's complement
+            self.stdout.write(f"{where:<16} {s.object_name:<28} {s.direction or '-':<3} raw={counter} "
                               f"delta={delta if delta is not None else '-'} rate={rate} "
                               f"flags={'|'.join(flag_names(flags)) or '-'}")

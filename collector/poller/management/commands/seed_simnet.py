@@ -1,7 +1,10 @@
 """python manage.py seed_simnet [--manifest state/simnet/manifest.json]: register the simulated network.
 
 Idempotent: `make run` calls it on every start. Switches are added with profile "auto" (so
-detection is exercised) and discovered; hosts are added. No link is typed by hand: the links
+detection is exercised) and discovered; hosts are added. Both go to the poller group
+--poller-group (make run: "simnet", served by its own worker); run inside a network namespace, the
+command records that the group lives there, so no process outside sends its packets
+(collector/poller/reach.py). No link is typed by hand: the links
 between switches are inferred from what the agents say (docs/topology.md), the hosts' attachments
 from the port names. `--manual-links` enters the manifest's links as an operator would (to compare).
 """
@@ -15,8 +18,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from collector.audit.context import command_actor
+from collector.core import netns
 from collector.inventory.models import Host, Link, Port, Switch
-from collector.poller import actions
+from collector.poller import actions, reach
 
 
 def _port(switch: str, name_or_index: str) -> Port | None:
@@ -31,6 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("--manifest", default=str(Path(settings.BASE_DIR) / "state" / "simnet" / "manifest.json"))
         parser.add_argument("--interval", type=int, default=15)
         parser.add_argument("--wait", type=float, default=20.0, help="seconds to wait for each agent")
+        parser.add_argument("--poller-group", default="default",
+                            help="the poller group of the simulated switches and hosts (make run: simnet)")
         parser.add_argument("--manual-links", action="store_true",
                             help="also enter the simulated links and host attachments by hand")
 
@@ -40,26 +46,30 @@ class Command(BaseCommand):
         if not path.exists():
             raise CommandError(f"no simnet manifest at {path}: start it with `python -m simnet up`")
         manifest = json.loads(path.read_text())
+        group = o["poller_group"]
+        here = netns.current()
+        reach.bind(group, here if here not in (None, netns.ROOT) else None)
         for sw in manifest["switches"]:
             switch, created = Switch.objects.get_or_create(name=sw["name"], defaults={
                 "address": sw.get("mgmt_address") or sw["address"], "snmp_port": sw["port"],
                 "community": sw["community"], "profile": "auto", "poll_interval_s": o["interval"],
-                "timeout_s": 1.0, "retries": 1})
+                "timeout_s": 1.0, "retries": 1, "poller_group": group})
             if not created:   # the port may change between runs of simnet
                 Switch.objects.filter(pk=switch.pk).update(
-                    address=sw.get("mgmt_address") or sw["address"], snmp_port=sw["port"])
+                    address=sw.get("mgmt_address") or sw["address"], snmp_port=sw["port"], poller_group=group)
             self._discover(switch.name, o["wait"])
         for h in manifest.get("hosts", []):
             if not h.get("address"):
                 continue
             Host.objects.update_or_create(name=h["name"], defaults={
                 "address": h["address"], "description": h.get("description", "")[:255],
-                "tcp_port": h.get("tcp_port") or 22})
+                "tcp_port": h.get("tcp_port") or 22, "poller_group": group})
         if o["manual_links"]:
             self._manual_links(manifest)
         self.stdout.write(actions.infer_links().summary())
         self.stdout.write(f"simnet: {Switch.objects.count()} switches, {Host.objects.count()} hosts, "
-                          f"{Link.objects.count()} links")
+                          f"{Link.objects.count()} links; poller group {group} "
+                          f"({'namespace ' + here if here not in (None, netns.ROOT) else 'served from anywhere'})")
 
     @staticmethod
     def _manual_links(manifest: dict) -> None:

@@ -3,7 +3,7 @@
    Plain JavaScript, no build step; traffic.js calls render() after each draw. */
 (function () {
   "use strict";
-  var KEYS = ["bursts", "burst_k", "burst_pct", "burst_min"];
+  var KEYS = ["bursts", "burst_k", "burst_pct", "burst_min", "burst_samples"];
 
   function fromUrl(search) {
     var q = new URLSearchParams(search), out = {};
@@ -52,7 +52,7 @@
     section.querySelector("table").hidden = !n;
     var r = body.burst_rule;
     section.querySelector(".rule").textContent = (n ? n + " found" : "None found") + " at " +
-      r.found_at + ": " + r.definition + ". Change with burst_k, burst_pct and burst_min in the URL.";
+      r.found_at + ": " + r.definition + ". Change with burst_k, burst_pct, burst_min and burst_samples in the URL.";
     section.hidden = false;
   }
 

@@ -11,8 +11,9 @@
     range: initial.range, start: initial.start, end: initial.end,
     unit: initial.unit, res: initial.res, stack: initial.stack, compare: initial.compare || "",
     group: initial.group,    // {id, name}: the plot is of a group's members (g=), with their total line
-    burst: window.cellarBursts.fromUrl(location.search)   // bursts=0, burst_k, burst_pct, burst_min
+    burst: window.cellarBursts.fromUrl(location.search)   // bursts=0, burst_k, burst_pct, burst_min, burst_samples
   };
+  var picker = null;       // picker.js: the switch tree and the search
   var zoomStack = [];      // ranges to return to on double-click
   var drawing = false;     // true while Plotly.react runs (its relayout is not a user zoom)
   var requestSeq = 0;
@@ -53,7 +54,7 @@
     if (v === null || v === undefined) return "–";
     if (unit === "pct") return v.toPrecision(3) + " %";
     if (unit === "mbps_cells" || unit === "mbps_payload") return v.toPrecision(4) + " Mb/s";
-    var short = {cells: "cells/s", bps: "b/s", pps: "pkt/s"}[unit] || "";
+    var short = {cells: "cells/s", bps: "b/s", pps: "pkt/s", eps: "events/s"}[unit] || "";
     var steps = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
     for (var i = 0; i < steps.length; i++) {
       if (Math.abs(v) >= steps[i][0]) return (v / steps[i][0]).toPrecision(4) + " " + steps[i][1] + short;
@@ -164,9 +165,7 @@
       clear.addEventListener("click", function () { state.series = []; state.group = null; changed(); });
       box.appendChild(clear);
     }
-    document.querySelectorAll("[data-series-id]").forEach(function (b) {
-      b.setAttribute("aria-pressed", isSelected(Number(b.dataset.seriesId)) ? "true" : "false");
-    });
+    if (picker) picker.refresh();
   }
 
   function renderControls() {
@@ -191,7 +190,7 @@
     if (el("compare").value === "other") el("compare-other").value = state.compare;
     // The analysis page sums the series (no stack) and looks for bursts in its own way.
     var a = new URLSearchParams(q);
-    ["stack", "burst_k", "burst_pct", "burst_min"].forEach(function (k) { a.delete(k); });
+    ["stack", "burst_k", "burst_pct", "burst_min", "burst_samples"].forEach(function (k) { a.delete(k); });
     if (state.group) {        // the analysis takes series: a group's members, summed
       a.delete("g");
       a.set("s", state.series.map(function (x) { return x.id; }).join(","));
@@ -330,39 +329,7 @@
     }
   }
 
-  // ---------------------------------------------------------------- picker
-  function seriesButton(s, text) {
-    var b = document.createElement("button");
-    b.type = "button";
-    b.className = "series";
-    b.dataset.seriesId = s.id;
-    b.textContent = text;
-    b.title = s.label + (s.gone ? " (gone from the agent; history kept)" : "");
-    if (s.gone) b.classList.add("gone");
-    b.setAttribute("aria-pressed", isSelected(s.id) ? "true" : "false");
-    b.addEventListener("click", function () { toggleSeries(s.id, s.label); });
-    return b;
-  }
-
-  var WORD = {"in": "Receive", "out": "Transmit"};
-  var METRIC = {cells: "cells", octets: "octets", ucast_pkts: "packets", discards: "discards", errors: "errors",
-                rejected_cells: "rejected", lost_cells: "lost"};
-
-  function seriesRow(list, isAtm) {
-    var row = document.createElement("div");
-    row.className = "srow";
-    var primary = isAtm ? "cells" : "octets";
-    var main = list.filter(function (s) { return s.metric === primary || (isAtm && s.metric === "octets" && !list.some(function (o) { return o.metric === "cells"; })); });
-    var other = list.filter(function (s) { return main.indexOf(s) < 0; });
-    main.forEach(function (s) { row.appendChild(seriesButton(s, WORD[s.direction] || s.metric)); });
-    other.forEach(function (s) {
-      var b = seriesButton(s, (s.direction === "in" ? "rx " : s.direction === "out" ? "tx " : "") + (METRIC[s.metric] || s.metric));
-      b.classList.add("minor");
-      row.appendChild(b);
-    });
-    return row;
-  }
-
+  // ---------------------------------------------------------------- picker (picker.js)
   function stackVcs(port, direction) {
     var added = 0;
     port.vps.forEach(function (vp) {
@@ -378,126 +345,22 @@
     if (added) { state.stack = true; state.group = null; changed(); }
   }
 
-  function renderPort(port) {
-    var d = document.createElement("details");
-    d.className = "port";
-    var sum = document.createElement("summary");
-    var speed = port.speed_bps ? " · " + fmt(port.speed_bps, "bps").replace("b/s", "b/s") : "";
-    sum.innerHTML = "<b></b> <span class=\"muted\"></span>";
-    sum.firstChild.textContent = port.name;
-    sum.lastChild.textContent = [port.label, port.port_type].filter(Boolean).join(" · ") + speed + (port.gone ? " · gone" : "");
-    d.appendChild(sum);
-    d.appendChild(seriesRow(port.series, port.is_atm));
+  function stackButtons(port) {    // "stack the 12 VCs (receive)" under a port with several VCs
     var vcCount = port.vps.reduce(function (n, vp) { return n + vp.vcs.length; }, 0);
-    if (vcCount > 1) {
-      var actions = document.createElement("div");
-      actions.className = "srow";
-      ["in", "out"].forEach(function (dir) {
-        var has = port.vps.some(function (vp) { return vp.vcs.some(function (vc) { return vc.series.some(function (s) { return s.direction === dir; }); }); });
-        if (!has) return;
-        var b = document.createElement("button");
-        b.type = "button";
-        b.className = "linkish";
-        b.textContent = "stack the " + vcCount + " VCs (" + WORD[dir].toLowerCase() + ")";
-        b.addEventListener("click", function () { stackVcs(port, dir); });
-        actions.appendChild(b);
-      });
-      d.appendChild(actions);
-    }
-    port.vps.forEach(function (vp) {
-      var vd = document.createElement("details");
-      vd.className = "vp";
-      var vs = document.createElement("summary");
-      vs.textContent = "VP:" + vp.vpi + (vp.vcs.length ? "  (" + vp.vcs.length + " VC" + (vp.vcs.length > 1 ? "s" : "") + ")" : "");
-      vd.appendChild(vs);
-      if (vp.series.length) vd.appendChild(seriesRow(vp.series, true));
-      vp.vcs.forEach(function (vc) {
-        var line = document.createElement("div");
-        line.className = "vc";
-        var name = document.createElement("span");
-        name.className = "vcname";
-        name.textContent = "VC:" + vc.vci;
-        if (vc.service_category) name.title = vc.service_category;
-        line.appendChild(name);
-        line.appendChild(seriesRow(vc.series, true));
-        vd.appendChild(line);
-      });
-      d.appendChild(vd);
+    if (vcCount <= 1) return null;
+    var actions = document.createElement("div");
+    actions.className = "srow";
+    ["in", "out"].forEach(function (dir) {
+      var has = port.vps.some(function (vp) { return vp.vcs.some(function (vc) { return vc.series.some(function (s) { return s.direction === dir; }); }); });
+      if (!has) return;
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "linkish";
+      b.textContent = "stack the " + vcCount + " VCs (" + (dir === "in" ? "receive" : "transmit") + ")";
+      b.addEventListener("click", function () { stackVcs(port, dir); });
+      actions.appendChild(b);
     });
-    return d;
-  }
-
-  function renderSwitch(container, tree) {
-    container.innerHTML = "";
-    var atm = tree.ports.filter(function (p) { return p.is_atm; });
-    var ip = tree.ports.filter(function (p) { return !p.is_atm; });
-    [["ATM ports", atm], ["IP interfaces", ip]].forEach(function (group) {
-      if (!group[1].length) return;
-      if (atm.length && ip.length) {
-        var h = document.createElement("div");
-        h.className = "group";
-        h.textContent = group[0];
-        container.appendChild(h);
-      }
-      group[1].forEach(function (p) { if (p.series.length || p.vps.length) container.appendChild(renderPort(p)); });
-    });
-    if (!container.children.length) container.innerHTML = '<p class="muted">No counters polled yet.</p>';
-  }
-
-  function loadTree() {
-    fetch("/traffic/api/inventory").then(function (r) { return r.json(); }).then(function (body) {
-      var tree = el("tree");
-      tree.innerHTML = "";
-      if (!body.switches.length) { tree.innerHTML = '<p class="muted">No switches yet: add one in the inventory.</p>'; return; }
-      var wanted = {};
-      state.series.forEach(function (s) { wanted[s.label.split(" ")[0]] = true; });
-      body.switches.forEach(function (sw) {
-        var d = document.createElement("details");
-        d.className = "switch";
-        d.dataset.switchId = sw.id;
-        var sum = document.createElement("summary");
-        sum.innerHTML = "<b></b> <span class=\"muted\"></span>";
-        sum.firstChild.textContent = sw.name;
-        sum.lastChild.textContent = sw.ports + (sw.ports === 1 ? " port · " : " ports · ") + sw.profile;
-        d.appendChild(sum);
-        var body2 = document.createElement("div");
-        body2.className = "switch-body";
-        body2.innerHTML = '<p class="muted">Loading…</p>';
-        d.appendChild(body2);
-        var loaded = false;
-        d.addEventListener("toggle", function () {
-          if (!d.open || loaded) return;
-          loaded = true;
-          fetch("/traffic/api/inventory/" + sw.id).then(function (r) { return r.json(); })
-            .then(function (t) { renderSwitch(body2, t); });
-        });
-        tree.appendChild(d);
-        if (wanted[sw.name]) d.open = true;
-      });
-    });
-  }
-
-  var searchTimer = null;
-  function search() {
-    var q = el("search").value.trim();
-    var box = el("search-results");
-    if (!q) { box.hidden = true; box.innerHTML = ""; return; }
-    fetch("/traffic/api/series?limit=50&q=" + encodeURIComponent(q)).then(function (r) { return r.json(); }).then(function (body) {
-      if (el("search").value.trim() !== q) return;
-      box.innerHTML = "";
-      box.hidden = false;
-      if (!body.series.length) { box.innerHTML = '<p class="muted">Nothing matches.</p>'; return; }
-      body.series.forEach(function (s) {
-        box.appendChild(seriesButton(s, s.label));
-      });
-      if (body.total > body.series.length) {
-        var more = document.createElement("p");
-        more.className = "muted";
-        more.textContent = body.more ? "more than " + body.total.toLocaleString("en") + " match: refine the search"
-          : (body.total - body.series.length) + " more: refine the search";
-        box.appendChild(more);
-      }
-    });
+    return actions;
   }
 
   // ---------------------------------------------------------------- wiring
@@ -558,14 +421,17 @@
       linkLine(out, "Image link (no login; copy it now, it is shown once; expires " + Z.local(b.expires) + "):", b.png);
     });
   });
-  el("search").addEventListener("input", function () { clearTimeout(searchTimer); searchTimer = setTimeout(search, 200); });
   ["csv", "csv-raw", "json", "analyse", "png", "svg"].forEach(function (id) {
     el(id).addEventListener("click", function (ev) { if (!state.series.length) ev.preventDefault(); });
   });
 
+  picker = window.cellarPicker.mount({
+    search: el("search"), results: el("search-results"), tree: el("tree"), isSelected: isSelected,
+    toggle: function (s) { toggleSeries(s.id, s.label); }, portActions: stackButtons,
+    open: state.series.map(function (s) { return s.label.split(" ")[0]; })
+  });
   renderSelection();
   renderControls();
-  loadTree();
   Plotly.newPlot(el("plot"), [], EMPTY_LAYOUT, {displaylogo: false, responsive: true}).then(function () {
     el("plot").on("plotly_relayout", onRelayout);
     load();

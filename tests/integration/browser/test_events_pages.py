@@ -13,14 +13,9 @@ import pytest
 from collector.archive import rollup
 from collector.events.record import record_event
 from tests.support import traffic_factory as f
-from tests.support.browser import SHOTS, chromium, log_in
+from tests.support.browser import SHOTS, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 def shot(pg, name: str) -> None:

@@ -7,14 +7,9 @@ import pytest
 
 from collector.exports import writer
 from collector.exports.models import ExportJob
-from tests.support.browser import SHOTS, chromium
+from tests.support.browser import SHOTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 def test_the_job_page_follows_the_export_to_its_download(browser, net, live_server, settings, tmp_path,

@@ -9,15 +9,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from collector.external.models import ExternalSeries
-from tests.support.browser import SHOTS, chromium, log_in
+from tests.support.browser import SHOTS, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 T0 = datetime(2026, 11, 20, tzinfo=UTC)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 def day_of_counts() -> bytes:

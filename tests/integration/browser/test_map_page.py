@@ -1,4 +1,4 @@
-"""The network map in Debian's headless chromium, on the simulated network (issue 13): links drawn
+"""The network map in Debian's headless chromium, on the simulated network: links drawn
 with the utilisation of what the agents count, checked by pixel against the truth of the manifest;
 a link's panel lists the VCs that cross it; a traced path is highlighted; an operator's drag is
 stored; no console error. Screenshots: /tmp/cellar-shots/map*.png."""
@@ -22,7 +22,7 @@ from collector.archive.tiers import floor_time
 from collector.inventory.models import MapPosition, Port, Switch
 from collector.poller import runner
 from simnet.runner import SimNetwork, find_free_base_port
-from tests.support.browser import SHOTS, chromium, log_in, watched_page
+from tests.support.browser import SHOTS, log_in, watched_page
 from tests.support.simnet_lab import make_state_dir
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -40,11 +40,6 @@ def band(util: float) -> tuple[int, int, int]:
 def net():
     with SimNetwork(make_state_dir("map"), find_free_base_port(5), use_netns=False) as network:
         yield network
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 @pytest.fixture
@@ -92,7 +87,7 @@ def truth_rate(manifest: dict, port: Port, direction: str) -> float:
 
 def capacity(port: Port) -> float:
     unit = "cells" if port.switch.detected_profile == "fore-asx" else "octets"
-    return Series.objects.filter(port=port, vp__isnull=True, vc__isnull=True, unit=unit).values_list(
+    return Series.objects.filter(port=port, vp__isnull=True, vc__isnull=True, metric=unit).values_list(
         "capacity_per_s", flat=True).first()
 
 
@@ -136,7 +131,8 @@ def test_the_map_draws_the_traffic_the_agents_count(seeded, browser, live_server
     trunk_port = Port.objects.get(pk=next(e["a_port_id"] for e in graph["edges"]
                                           if e["kind"] == "switch" and e["a_port"] == "A4"))
     past = floor_time(timezone.now() - timedelta(hours=2), 900)
-    out_sid = Series.objects.get(port=trunk_port, vp__isnull=True, vc__isnull=True, direction="out", unit="cells").id
+    out_sid = Series.objects.get(port=trunk_port, vp__isnull=True, vc__isnull=True, direction="out",
+                                metric="cells").id
     with connection.cursor() as cur:
         cur.execute("INSERT INTO traffic_rollup_15m (series_id, bucket, sum_delta, sum_interval_ms, max_rate, "
                     "min_rate, samples, flagged) VALUES (%s, %s, %s, 900000, 0, 0, 60, 0)",

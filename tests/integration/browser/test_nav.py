@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import SHOTS, chromium, watched_page
+from tests.support.browser import SHOTS, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("plain_static")]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 @pytest.fixture
@@ -49,7 +44,7 @@ def test_header_is_one_line_and_menus_lead_to_their_pages(live_server, page):
     assert "/external/" in page.url
     assert "active" in page.locator("details.menu", has_text="Research").get_attribute("class")
     page.screenshot(path=str(SHOTS / "nav-external.png"))
-    # Alerts and events (issue 14) share a menu.
+    # Alerts and events share a menu.
     page.click("header.top summary:has-text('Alerts')")
     with page.expect_navigation():
         page.click("text=Alerts and rules")

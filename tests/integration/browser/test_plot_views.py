@@ -1,5 +1,6 @@
-"""Issue 15 in Debian's headless chromium at 1400 px: a viewer whose zone differs from the site's
-sees local times (status line, inputs, axis, hover labels, status pages); the plot page of a
+"""Time zones, saved views and image links in Debian's headless chromium at 1400 px: a viewer whose
+zone differs from the site's sees local times (status line, inputs, axis, hover labels, status
+pages); the plot page of a
 young archive opens on its data; the switch port table scrolls in its own box with the port
 column kept; the compare control draws a dashed line. Screenshots: /work/shots/plots/."""
 from __future__ import annotations
@@ -12,17 +13,12 @@ import pytest
 
 from collector.archive import rollup
 from tests.support import traffic_factory as f
-from tests.support.browser import chromium, log_in
+from tests.support.browser import log_in
 from tests.support.status_network import build_network
 from webapp.personal import zones
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("plain_static")]
 SHOTS = Path("/work/shots/plots") if Path("/work/shots").is_dir() else Path("/tmp/cellar-shots")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 class Page:

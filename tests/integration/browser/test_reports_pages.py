@@ -12,15 +12,10 @@ import pytest
 from collector.billing import closing
 from collector.billing.models import Bill
 from collector.groups.models import Group
-from tests.support.browser import SHOTS, chromium, watched_page
+from tests.support.browser import SHOTS, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("plain_static")]
 KEEP = Path("/work/shots/talkers")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 @pytest.fixture

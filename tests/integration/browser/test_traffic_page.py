@@ -11,7 +11,7 @@ import pytest
 from collector.archive import rollup
 from collector.archive.rollup import floor_time
 from tests.support import traffic_factory as f
-from tests.support.browser import SHOTS, chromium, log_in
+from tests.support.browser import SHOTS, log_in
 from tests.support.traffic_network import RX, TX
 
 pytestmark = [
@@ -19,11 +19,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("plain_static"),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from chromium()
 
 
 class Page:
@@ -245,7 +240,7 @@ def test_a_burst_is_banded_listed_and_zoomable(live_server, page, transactional_
 
 
 def test_the_data_inventory_marks_bursts_and_opens_the_plot_zoomed_to_them(live_server, page, transactional_db):
-    from collector.studies import bursts as scan
+    from collector.bursts import scan as scan
     from tests.support import burst_archive
 
     f.reset_rollups()

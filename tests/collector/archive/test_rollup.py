@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from collector.archive import rollup
+from collector.archive.models import Series
 from collector.archive.tiers import TIERS, floor_time
 from collector.core.counters import CounterSpec, derive_row
 from collector.core.facts import Flag
@@ -120,6 +121,24 @@ def test_every_tier_holds_exactly_the_drawn_deltas_of_its_buckets():
             cur.execute(f"SELECT sum(sum_delta) FROM traffic_rollup_{tier.name} WHERE series_id = ANY(%s)",
                         [[s_in.id, s_out.id]])
             assert cur.fetchone()[0] == raw_total, tier.name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_counter_series_are_rolled_up():
+    """A layout also holds series of other kinds (a port's discontinuity time): no tier row for them,
+    and the counters beside them exact."""
+    sw = f.switch()
+    p = f.port(sw)
+    s_in, s_out = f.series(p, "in"), f.series(p, "out")
+    epoch = f.series(p, "", object_name="ifCounterDiscontinuityTime")
+    Series.objects.filter(pk=epoch.pk).update(kind="discontinuity")
+    lay = f.layout(sw, [s_in, epoch, s_out])
+    rows = [(t, iv, [d[0], 7, d[1]], [fl[0], 0, fl[1]]) for t, iv, d, fl in case_rows()]
+    f.insert(sw, lay, rows)
+    assert rollup.run(budget_s=120).caught_up
+    for tier in TIERS:
+        assert tier_rows(tier.name, [epoch.id]) == {}, tier.name
+    assert_tiers_match([(t, iv, [d[0], d[2]], [fl[0], fl[2]]) for t, iv, d, fl in rows], [s_in.id, s_out.id])
 
 
 @pytest.mark.django_db(transaction=True)

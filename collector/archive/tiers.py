@@ -16,6 +16,8 @@ class Tier:
     seconds: int
     source: str | None        # the tier it is computed from; None = raw samples
     step: timedelta           # the longest range one forward step computes (bounded work)
+    block: timedelta          # the span of one block of settled buckets (collector/core/tierblocks.py):
+                              # about a thousand buckets, so a block's fixed cost is spread thin
 
     @property
     def table(self) -> str:
@@ -25,14 +27,19 @@ class Tier:
     def width(self) -> timedelta:
         return timedelta(seconds=self.seconds)
 
+    def block_start(self, epoch_s: int) -> int:
+        """The start (seconds since the epoch) of the block holding the bucket that starts at epoch_s."""
+        span = int(self.block.total_seconds())
+        return epoch_s // span * span
+
 
 # FORWARD_STEP of the 1m tier must not exceed the "6 hours" in migration 0007's trigger.
 FORWARD_STEP = timedelta(hours=6)
 TIERS: tuple[Tier, ...] = (
-    Tier("1m", 60, None, FORWARD_STEP),
-    Tier("15m", 900, "1m", timedelta(hours=6)),
-    Tier("1h", 3600, "15m", timedelta(days=1)),
-    Tier("1d", 86400, "1h", timedelta(days=7)),
+    Tier("1m", 60, None, FORWARD_STEP, timedelta(days=1)),
+    Tier("15m", 900, "1m", timedelta(hours=6), timedelta(days=10)),
+    Tier("1h", 3600, "15m", timedelta(days=1), timedelta(days=40)),
+    Tier("1d", 86400, "1h", timedelta(days=7), timedelta(days=400)),
 )
 TIER = {t.name: t for t in TIERS}
 # What retention can drop: raw samples, the tiers, and the poll log (gap reasons).

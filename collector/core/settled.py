@@ -24,20 +24,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pcodec
-import zstandard
+
+from collector.core.blockparts import CodecError, Reader, ints, mask, section_bytes, unints, unmask
 
 MAGIC_SPINE = b"CS1"
 MAGIC_COLUMN = b"CC1"
-
-_ZSTD_LEVEL = 9
-_MASK_NONE, _MASK_ALL, _MASK_BITS = 0, 1, 2
-_INTS_EMPTY, _INTS_ZERO, _INTS_PCO = 0, 1, 2
-
-
-class CodecError(ValueError):
-    """A block that cannot be decoded (truncated, another format, rows that do not agree)."""
-
 
 @dataclass
 class Spine:
@@ -67,91 +58,6 @@ class Column:
         return len(self.present)
 
 
-# --- the pieces ----------------------------------------------------------------------------
-
-class _Reader:
-    def __init__(self, data: bytes):
-        self.data, self.at = memoryview(data), 0
-
-    def take(self, n: int) -> bytes:
-        if self.at + n > len(self.data):
-            raise CodecError(f"block truncated: {n} bytes wanted at {self.at} of {len(self.data)}")
-        out = bytes(self.data[self.at:self.at + n])
-        self.at += n
-        return out
-
-    def u32(self) -> int:
-        return int(struct.unpack("<I", self.take(4))[0])
-
-    def section(self) -> bytes:
-        return self.take(self.u32())
-
-    def done(self) -> None:
-        if self.at != len(self.data):
-            raise CodecError(f"{len(self.data) - self.at} bytes left over after the block")
-
-
-def _section(b: bytes) -> bytes:
-    return struct.pack("<I", len(b)) + b
-
-
-def _ints(a: np.ndarray) -> bytes:
-    """int64 values: nothing for none, one byte when all are 0, else pcodec."""
-    a = np.ascontiguousarray(a, dtype=np.int64)
-    if len(a) == 0:
-        return bytes([_INTS_EMPTY])
-    if not a.any():
-        return bytes([_INTS_ZERO])
-    return bytes([_INTS_PCO]) + pcodec.standalone.simple_compress(a, pcodec.ChunkConfig())
-
-
-def _unints(b: bytes, n: int) -> np.ndarray:
-    if not b:
-        raise CodecError("an integer section is empty")
-    kind = b[0]
-    if kind == _INTS_EMPTY:
-        out = np.zeros(0, dtype=np.int64)
-    elif kind == _INTS_ZERO:
-        out = np.zeros(n, dtype=np.int64)
-    elif kind == _INTS_PCO:
-        try:
-            out = np.asarray(pcodec.standalone.simple_decompress(b[1:]), dtype=np.int64)
-        except Exception as exc:         # pcodec raises its own runtime errors on bad bytes
-            raise CodecError(f"integer section does not decode: {exc}") from None
-    else:
-        raise CodecError(f"unknown integer section kind {kind}")
-    if len(out) != n:
-        raise CodecError(f"integer section holds {len(out)} values, the block {n}")
-    return out
-
-
-def _mask(m: np.ndarray) -> bytes:
-    m = np.asarray(m, dtype=bool)
-    if not m.any():
-        return bytes([_MASK_NONE])
-    if m.all():
-        return bytes([_MASK_ALL])
-    return bytes([_MASK_BITS]) + zstandard.ZstdCompressor(level=_ZSTD_LEVEL).compress(np.packbits(m).tobytes())
-
-
-def _unmask(b: bytes, n: int) -> np.ndarray:
-    if not b:
-        raise CodecError("a mask section is empty")
-    if b[0] == _MASK_NONE:
-        return np.zeros(n, dtype=bool)
-    if b[0] == _MASK_ALL:
-        return np.ones(n, dtype=bool)
-    if b[0] != _MASK_BITS:
-        raise CodecError(f"unknown mask kind {b[0]}")
-    try:
-        bits = zstandard.ZstdDecompressor().decompress(b[1:])
-    except zstandard.ZstdError as exc:
-        raise CodecError(f"mask does not decode: {exc}") from None
-    if len(bits) != (n + 7) // 8:
-        raise CodecError(f"mask of {len(bits)} bytes for {n} rows")
-    return np.unpackbits(np.frombuffer(bits, dtype=np.uint8), count=n).astype(bool)
-
-
 # --- blocks --------------------------------------------------------------------------------
 
 def encode_spine(s: Spine) -> bytes:
@@ -159,18 +65,18 @@ def encode_spine(s: Spine) -> bytes:
     for name in ("layout_id", "uptime_cs", "uptime_null", "interval_ms", "interval_null"):
         if len(getattr(s, name)) != n:
             raise CodecError(f"spine: {name} has {len(getattr(s, name))} values, time {n}")
-    return (MAGIC_SPINE + struct.pack("<I", n) + _section(_ints(s.time_us)) + _section(_ints(s.layout_id))
-            + _section(_ints(np.where(s.uptime_null, 0, s.uptime_cs))) + _section(_mask(s.uptime_null))
-            + _section(_ints(np.where(s.interval_null, 0, s.interval_ms))) + _section(_mask(s.interval_null)))
+    return (MAGIC_SPINE + struct.pack("<I", n) + section_bytes(ints(s.time_us)) + section_bytes(ints(s.layout_id))
+            + section_bytes(ints(np.where(s.uptime_null, 0, s.uptime_cs))) + section_bytes(mask(s.uptime_null))
+            + section_bytes(ints(np.where(s.interval_null, 0, s.interval_ms))) + section_bytes(mask(s.interval_null)))
 
 
 def decode_spine(data: bytes) -> Spine:
-    r = _Reader(data)
+    r = Reader(data)
     if r.take(3) != MAGIC_SPINE:
         raise CodecError("not a spine block")
     n = r.u32()
-    out = Spine(_unints(r.section(), n), _unints(r.section(), n), _unints(r.section(), n),
-                _unmask(r.section(), n), _unints(r.section(), n), _unmask(r.section(), n))
+    out = Spine(unints(r.section(), n), unints(r.section(), n), unints(r.section(), n),
+                unmask(r.section(), n), unints(r.section(), n), unmask(r.section(), n))
     r.done()
     return out
 
@@ -195,24 +101,24 @@ def encode_column(c: Column) -> bytes:
     raw_null = np.asarray(c.raw_null, dtype=bool)[p]
     delta = np.where(c.delta_null, 0, c.delta).astype(np.int64)[p]
     raw = np.where(raw_null, 0, raw)
-    return (MAGIC_COLUMN + struct.pack("<I", n) + _section(_mask(p)) + _section(_ints(delta))
-            + _section(_mask(np.asarray(c.delta_null, dtype=bool)[p]))
-            + _section(_ints(_residual(raw, raw_null, delta))) + _section(_mask(raw_null))
-            + _section(_ints(np.asarray(c.flags, dtype=np.int64)[p])))
+    return (MAGIC_COLUMN + struct.pack("<I", n) + section_bytes(mask(p)) + section_bytes(ints(delta))
+            + section_bytes(mask(np.asarray(c.delta_null, dtype=bool)[p]))
+            + section_bytes(ints(_residual(raw, raw_null, delta))) + section_bytes(mask(raw_null))
+            + section_bytes(ints(np.asarray(c.flags, dtype=np.int64)[p])))
 
 
 def decode_column(data: bytes) -> Column:
-    r = _Reader(data)
+    r = Reader(data)
     if r.take(3) != MAGIC_COLUMN:
         raise CodecError("not a column block")
     n = r.u32()
-    present = _unmask(r.section(), n)
+    present = unmask(r.section(), n)
     m = int(present.sum())
-    delta = _unints(r.section(), m)
-    delta_null = _unmask(r.section(), m)
-    residual = _unints(r.section(), m)
-    raw_null = _unmask(r.section(), m)
-    flags = _unints(r.section(), m)
+    delta = unints(r.section(), m)
+    delta_null = unmask(r.section(), m)
+    residual = unints(r.section(), m)
+    raw_null = unmask(r.section(), m)
+    flags = unints(r.section(), m)
     r.done()
     with np.errstate(over="ignore"):
         carried = np.cumsum(residual + delta, dtype=np.int64)

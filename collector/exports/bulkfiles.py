@@ -123,8 +123,17 @@ def table(p: BulkPlan, labels: Labels, b: Batch, *, text_time: bool, sch: pa.Sch
 
 
 def iso_times(t_us: np.ndarray) -> pa.Array:
-    """ISO 8601 UTC with Z, fractions only where present (as Cellar writes times everywhere)."""
-    return pa.array(np.datetime_as_string(t_us.astype("datetime64[us]"), unit="auto", timezone="UTC"), pa.string())
+    """ISO 8601 UTC with Z, always to the second, fractions only where present (as the view's CSV
+    writes them, collector/reader/csvzone.py). numpy's "auto" unit alone would drop whatever is zero
+    at the end: a whole minute as "10:00Z", a day bucket as a bare date."""
+    t = np.asarray(t_us, dtype=np.int64)
+    whole = t % 1_000_000 == 0
+    if whole.all():
+        return pa.array(np.datetime_as_string(t.astype("datetime64[us]"), unit="s", timezone="UTC"), pa.string())
+    out = np.datetime_as_string(t.astype("datetime64[us]"), unit="auto", timezone="UTC")
+    if whole.any():
+        out[whole] = np.datetime_as_string(t[whole].astype("datetime64[us]"), unit="s", timezone="UTC")
+    return pa.array(out, pa.string())
 
 
 def wide_header(p: BulkPlan) -> list[str]:

@@ -77,10 +77,29 @@ def test_the_wide_csv_is_the_long_rates_pivoted(archive, tmp_path, monkeypatch):
     lines, _ = bulkfiles.write(p, "csv-wide", wide_bytes)
     wide = pd.read_csv(io.BytesIO(wide_bytes.getvalue()))
     assert list(wide.columns) == bulkfiles.wide_header(p) and wide.columns[1] == "files-a A1 Receive [cells/s]"
-    assert lines == len(wide) == long["time"].nunique() and wide["time"].is_monotonic_increasing
+    assert lines == len(wide) == long["time"].nunique() and pd.to_datetime(wide["time"], format="ISO8601").is_monotonic_increasing
     want = long.pivot(index="time", columns="series_id", values="rate")
     for j, s in enumerate(p.series):
         np.testing.assert_array_equal(wide[wide.columns[j + 1]].to_numpy(), want.loc[wide["time"], s.id].to_numpy())
+
+
+ISO_TIMES = [  # (microseconds since the epoch, as the CSV writes it)
+    (1_764_288_000_000_000, "2025-11-28T00:00:00Z"),        # a day bucket: not a bare date
+    (1_764_291_600_000_000, "2025-11-28T01:00:00Z"),        # a whole hour, a whole minute: seconds kept
+    (1_764_291_660_000_000, "2025-11-28T01:01:00Z"),
+    (1_764_291_661_000_000, "2025-11-28T01:01:01Z"),
+    (1_764_291_661_250_000, "2025-11-28T01:01:01.250Z"),
+    (1_764_291_661_250_001, "2025-11-28T01:01:01.250001Z"),
+]
+
+
+@pytest.mark.parametrize("whole_only", [True, False])
+def test_csv_times_always_carry_their_seconds(whole_only):
+    cases = [c for c in ISO_TIMES if not whole_only or c[0] % 1_000_000 == 0]
+    got = bulkfiles.iso_times(np.array([t for t, _ in cases], dtype=np.int64)).to_pylist()
+    assert got == [text for _, text in cases]
+    parsed = pd.to_datetime(pd.Series(got), format="ISO8601")
+    assert [int(x.value // 1000) for x in parsed] == [t for t, _ in cases]
 
 
 def test_a_streamed_export_is_the_written_file_byte_for_byte(archive):

@@ -77,7 +77,8 @@ def test_the_wide_csv_is_the_long_rates_pivoted(archive, tmp_path, monkeypatch):
     lines, _ = bulkfiles.write(p, "csv-wide", wide_bytes)
     wide = pd.read_csv(io.BytesIO(wide_bytes.getvalue()))
     assert list(wide.columns) == bulkfiles.wide_header(p) and wide.columns[1] == "files-a A1 Receive [cells/s]"
-    assert lines == len(wide) == long["time"].nunique() and pd.to_datetime(wide["time"], format="ISO8601").is_monotonic_increasing
+    assert lines == len(wide) == long["time"].nunique()
+    assert pd.to_datetime(wide["time"], format="ISO8601").is_monotonic_increasing
     want = long.pivot(index="time", columns="series_id", values="rate")
     for j, s in enumerate(p.series):
         np.testing.assert_array_equal(wide[wide.columns[j + 1]].to_numpy(), want.loc[wide["time"], s.id].to_numpy())

@@ -27,6 +27,7 @@ import numpy as np
 
 from benchmarks import fig_storage
 from benchmarks.core import Context, Measure
+from collector.core import tierblocks  # pure: no Django, safe before the benchmark's setup
 
 DAYS = 7
 GOAL = 4.0
@@ -42,8 +43,6 @@ def _key(rows: list) -> list:
 def measure(cur, tier) -> dict:
     """The tier's rows and blocks: sizes, the rates' share, unpaired rates, codec time per bucket;
     the blocks of the 1-minute tier are kept in bench_tier_block for 18e."""
-    from collector.core import tierblocks
-
     cur.execute(f"SELECT total_bytes FROM hypertable_detailed_size('{tier.table}')")
     total = cur.fetchone()[0] or 0
     cur.execute(f"SELECT s.switch_id, r.series_id, extract(epoch FROM r.bucket)::bigint, r.sum_delta, "
@@ -88,8 +87,6 @@ def measure(cur, tier) -> dict:
 
 def _read_day(cur, sid: int, sw: int, lo: int) -> tuple[float, float, int]:
     """(blocks wall s, bare select wall s, rows) of one series-day of the 1-minute tier."""
-    from collector.core import tierblocks
-
     def from_blocks() -> list:
         cur.execute("SELECT series_id, block FROM bench_tier_block WHERE switch_id = %s AND lo = %s "
                     "AND series_id IN (0, %s)", [sw, lo, sid])

@@ -43,6 +43,19 @@ class Reader:
             raise CodecError(f"{len(self.data) - self.at} bytes left over after the block")
 
 
+def header(magic: bytes, n: int) -> bytes:
+    """A block's start: its format tag and its row count."""
+    return magic + struct.pack("<I", n)
+
+
+def open_block(data: bytes, magic: bytes, what: str) -> tuple[Reader, int]:
+    """A Reader past the block's header, and the row count it states; CodecError for another format."""
+    r = Reader(data)
+    if r.take(len(magic)) != magic:
+        raise CodecError(f"not a {what} block")
+    return r, r.u32()
+
+
 def section_bytes(b: bytes) -> bytes:
     return struct.pack("<I", len(b)) + b
 

@@ -19,13 +19,12 @@ Times (µs) go to pcodec as they are: its delta encoding makes a regular poll cl
 """
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from collector.core.blockparts import CodecError, Reader, ints, mask, section_bytes, unints, unmask
+from collector.core.blockparts import CodecError, header, ints, mask, open_block, section_bytes, unints, unmask
 
 MAGIC_SPINE = b"CS1"
 MAGIC_COLUMN = b"CC1"
@@ -65,16 +64,13 @@ def encode_spine(s: Spine) -> bytes:
     for name in ("layout_id", "uptime_cs", "uptime_null", "interval_ms", "interval_null"):
         if len(getattr(s, name)) != n:
             raise CodecError(f"spine: {name} has {len(getattr(s, name))} values, time {n}")
-    return (MAGIC_SPINE + struct.pack("<I", n) + section_bytes(ints(s.time_us)) + section_bytes(ints(s.layout_id))
+    return (header(MAGIC_SPINE, n) + section_bytes(ints(s.time_us)) + section_bytes(ints(s.layout_id))
             + section_bytes(ints(np.where(s.uptime_null, 0, s.uptime_cs))) + section_bytes(mask(s.uptime_null))
             + section_bytes(ints(np.where(s.interval_null, 0, s.interval_ms))) + section_bytes(mask(s.interval_null)))
 
 
 def decode_spine(data: bytes) -> Spine:
-    r = Reader(data)
-    if r.take(3) != MAGIC_SPINE:
-        raise CodecError("not a spine block")
-    n = r.u32()
+    r, n = open_block(data, MAGIC_SPINE, "spine")
     out = Spine(unints(r.section(), n), unints(r.section(), n), unints(r.section(), n),
                 unmask(r.section(), n), unints(r.section(), n), unmask(r.section(), n))
     r.done()
@@ -101,17 +97,14 @@ def encode_column(c: Column) -> bytes:
     raw_null = np.asarray(c.raw_null, dtype=bool)[p]
     delta = np.where(c.delta_null, 0, c.delta).astype(np.int64)[p]
     raw = np.where(raw_null, 0, raw)
-    return (MAGIC_COLUMN + struct.pack("<I", n) + section_bytes(mask(p)) + section_bytes(ints(delta))
+    return (header(MAGIC_COLUMN, n) + section_bytes(mask(p)) + section_bytes(ints(delta))
             + section_bytes(mask(np.asarray(c.delta_null, dtype=bool)[p]))
             + section_bytes(ints(_residual(raw, raw_null, delta))) + section_bytes(mask(raw_null))
             + section_bytes(ints(np.asarray(c.flags, dtype=np.int64)[p])))
 
 
 def decode_column(data: bytes) -> Column:
-    r = Reader(data)
-    if r.take(3) != MAGIC_COLUMN:
-        raise CodecError("not a column block")
-    n = r.u32()
+    r, n = open_block(data, MAGIC_COLUMN, "column")
     present = unmask(r.section(), n)
     m = int(present.sum())
     delta = unints(r.section(), m)

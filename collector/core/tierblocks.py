@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from collector.core.blockparts import CodecError, Reader, ints, mask, section_bytes, unints, unmask
+from collector.core.blockparts import CodecError, Reader, header, ints, mask, open_block, section_bytes, unints, unmask
 from collector.core.ratepairs import Pairs, mean_interval, other_guesses, pairs, predict, rate_of, to_pairs
 
 MAGIC_SPINE = b"TS1"
@@ -125,16 +125,13 @@ def encode_spine(s: TierSpine) -> bytes:
     n = len(s)
     if len(s.interval_ms) != n or len(s.samples) != n or s.candidates.shape != (n, CANDIDATES):
         raise CodecError("spine: its columns differ in length")
-    return (MAGIC_SPINE + struct.pack("<I", n) + section_bytes(ints(s.offsets))
+    return (header(MAGIC_SPINE, n) + section_bytes(ints(s.offsets))
             + section_bytes(ints(s.interval_ms)) + section_bytes(ints(s.samples))
             + section_bytes(ints(s.candidates.T.ravel())))
 
 
 def decode_spine(data: bytes) -> TierSpine:
-    r = Reader(data)
-    if r.take(3) != MAGIC_SPINE:
-        raise CodecError("not a tier spine block")
-    n = r.u32()
+    r, n = open_block(data, MAGIC_SPINE, "tier spine")
     out = TierSpine(unints(r.section(), n), unints(r.section(), n), unints(r.section(), n),
                     unints(r.section(), n * CANDIDATES).reshape(CANDIDATES, n).T.copy())
     r.done()
@@ -156,7 +153,7 @@ def encode_column(c: TierColumn, spine: TierSpine) -> bytes:
     guess = mean_interval(interval, samples)
     others = other_guesses(interval, samples)
     cand = spine.candidates[p]
-    return (MAGIC_COLUMN + struct.pack("<I", n) + section_bytes(mask(p)) + section_bytes(ints(sum_delta))
+    return (header(MAGIC_COLUMN, n) + section_bytes(mask(p)) + section_bytes(ints(sum_delta))
             + section_bytes(ints(interval - spine.interval_ms[p]))
             + section_bytes(ints(samples - spine.samples[p]))
             + section_bytes(ints(np.asarray(c.flagged, np.int64)[p]))
@@ -167,10 +164,7 @@ def encode_column(c: TierColumn, spine: TierSpine) -> bytes:
 
 
 def decode_column(data: bytes, spine: TierSpine) -> TierColumn:
-    r = Reader(data)
-    if r.take(3) != MAGIC_COLUMN:
-        raise CodecError("not a tier column block")
-    n = r.u32()
+    r, n = open_block(data, MAGIC_COLUMN, "tier column")
     if n != len(spine):
         raise CodecError(f"tier column of {n} buckets, its spine {len(spine)}")
     present = unmask(r.section(), n)
@@ -225,13 +219,11 @@ def _candidates(found: list[tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray,
     pos, iv = np.concatenate(pos_all), np.concatenate(iv_all)
     if not len(pos):
         return out
-    pairs, counts = np.unique(np.stack([pos, iv], axis=1), axis=0, return_counts=True)
-    order = np.lexsort((pairs[:, 1], -counts, pairs[:, 0]))
-    pairs = pairs[order]
-    first = np.searchsorted(pairs[:, 0], pairs[:, 0])       # each bucket's first pair
-    rank = np.arange(len(pairs)) - first
+    used, counts = np.unique(np.stack([pos, iv], axis=1), axis=0, return_counts=True)    # (bucket, interval)
+    used = used[np.lexsort((used[:, 1], -counts, used[:, 0]))]
+    rank = np.arange(len(used)) - np.searchsorted(used[:, 0], used[:, 0])   # from each bucket's first
     keep = rank < CANDIDATES
-    out[pairs[keep, 0], rank[keep]] = pairs[keep, 1]
+    out[used[keep, 0], rank[keep]] = used[keep, 1]
     return out
 
 

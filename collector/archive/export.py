@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from django.db import connection, transaction
 
-from collector.archive import settled_read
+from collector.archive import settled_read, tier_read
 from collector.core.facts import ALL_FLAGS, FLAGS
 
 EXPORT_TIMEOUT_MS = 3_600_000     # one COPY statement streams the whole export
@@ -57,10 +57,13 @@ def stream_copy(sql: str, params: dict, *, prepare_plan: bool = True,
     params = dict(params)
     pieces = [p for k in [k for k in params if k.endswith(settled_read.PIECES_PARAM)]
               for p in settled_read.decode_pieces(params.pop(k))]
+    tier_pieces = [p for k in [k for k in params if k.endswith(tier_read.PIECES_PARAM)] for p in params.pop(k)]
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT set_config('statement_timeout', %s, true)", [str(int(timeout_ms))])
         if pieces:
             settled_read.stage(cur, pieces)
+        if tier_pieces:
+            tier_read.stage_pieces(cur, tier_pieces)
         if prepare_plan:
             streaming_plan(cur)
         try:

@@ -220,3 +220,33 @@ class SettledSeries(models.Model):
 
     class Meta:
         db_table = "traffic_settled_series"
+
+
+class SettledTier(models.Model):
+    """A switch's buckets of one rollup tier over one block span once settled: the spine block
+    (collector/core/tierblocks.py), moved out of the tier's table by collector/archive/tier_settle.py
+    (hypertable, migration 0009)."""
+    pk = models.CompositePrimaryKey("switch_id", "tier", "lo")
+    tier = models.CharField(max_length=8)
+    lo = models.DateTimeField(help_text="the block's span: [lo, lo + Tier.block)")
+    switch_id = models.IntegerField()
+    first_bucket = models.DateTimeField()
+    last_bucket = models.DateTimeField()
+    buckets = models.IntegerField()
+    block = models.BinaryField()
+
+    class Meta:
+        db_table = "traffic_settled_tier"
+
+
+class SettledTierSeries(models.Model):
+    """One series' column block of a settled switch, tier and span (its sums, extremes and flags)."""
+    pk = models.CompositePrimaryKey("switch_id", "tier", "lo", "series_id")
+    tier = models.CharField(max_length=8)
+    lo = models.DateTimeField()
+    switch_id = models.IntegerField()
+    series_id = models.IntegerField()
+    block = models.BinaryField()
+
+    class Meta:
+        db_table = "traffic_settled_tier_series"

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
 
-from collector.archive import chunks, rollup
+from collector.archive import chunks, rollup, tier_settle
 from collector.archive.settled_read import DAY, from_us, to_us
 from collector.core import settled
 
@@ -47,11 +47,12 @@ class SettleReport:
     skipped: bool = False
     caught_up: bool = True
     seconds: float = 0.0
+    tiers: tier_settle.TierReport = field(default_factory=tier_settle.TierReport)
 
     def summary(self) -> dict:
         return {"switch_days": self.switch_days, "rows": self.rows, "readings": self.readings,
                 "bytes": self.bytes, "chunks_dropped": self.chunks_dropped, "skipped": self.skipped,
-                "caught_up": self.caught_up, "seconds": round(self.seconds, 3)}
+                "caught_up": self.caught_up, "seconds": round(self.seconds, 3), **self.tiers.summary()}
 
 
 def horizon(now: datetime) -> datetime | None:
@@ -154,33 +155,45 @@ def settle_switch_day(switch_id: int, lo: datetime, report: SettleReport) -> Non
 
 
 def run(budget_s: float = 20.0, now: datetime | None = None, max_switch_days: int | None = None) -> SettleReport:
-    """Settle what is past the horizon, oldest day first, until done, out of budget or max_switch_days settled."""
+    """Settle what is past the horizon, oldest day first, then the tiers' spans
+    (collector/archive/tier_settle.py), until done, out of budget or max_switch_days settled."""
     started = time.monotonic()
     report = SettleReport()
+
+    def out_of_budget() -> bool:
+        return time.monotonic() - started >= budget_s
+
     with rollup.RunLock() as held:
         if not held:
             report.skipped = True
             return report
-        until = horizon(now or rollup.db_now())
-        if until is None:
-            return report
-        with connection.cursor() as cur:
-            past = _chunks(cur, until)
-        for chunk, lo, hi in past:
-            for day in _days(lo, hi):
-                with connection.cursor() as cur:
-                    switches = _switches_in(cur, day, day + DAY)
-                for switch_id in switches:
-                    if time.monotonic() - started >= budget_s or report.switch_days == max_switch_days:
-                        report.caught_up = False
-                        report.seconds = time.monotonic() - started
-                        return report
-                    settle_switch_day(switch_id, day, report)
-            report.chunks_dropped += chunks.drop_if_empty("traffic_sample", chunk, lo, hi)
+        now = now or rollup.db_now()
+        if not _settle_raw(report, horizon(now), out_of_budget, max_switch_days):
+            report.caught_up = False
+        elif max_switch_days is None:
+            report.caught_up = tier_settle.run(report.tiers, now, rollup.watermarks(), out_of_budget)
     report.seconds = time.monotonic() - started
-    if report.switch_days:
+    if report.switch_days or report.tiers.blocks:
         log.info("settle: %s", report.summary())
     return report
+
+
+def _settle_raw(report: SettleReport, until: datetime | None, out_of_budget, max_switch_days: int | None) -> bool:
+    """The raw days before `until`; False if cut short."""
+    if until is None:
+        return True
+    with connection.cursor() as cur:
+        past = _chunks(cur, until)
+    for chunk, lo, hi in past:
+        for day in _days(lo, hi):
+            with connection.cursor() as cur:
+                switches = _switches_in(cur, day, day + DAY)
+            for switch_id in switches:
+                if out_of_budget() or report.switch_days == max_switch_days:
+                    return False
+                settle_switch_day(switch_id, day, report)
+        report.chunks_dropped += chunks.drop_if_empty("traffic_sample", chunk, lo, hi)
+    return True
 
 
 def _days(lo: datetime, hi: datetime) -> list[datetime]:

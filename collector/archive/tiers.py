@@ -47,6 +47,13 @@ RETAINED = ("raw", "1m", "15m", "1h", "1d", "poll_log")
 TABLE_OF = {"raw": "traffic_sample", "poll_log": "traffic_poll_log", **{t.name: t.table for t in TIERS}}
 # Raw samples settled into blocks (collector/archive/settle.py) are kept as long as raw samples.
 SETTLED_TABLES = ("traffic_settled_poll", "traffic_settled_series")
+# The tiers whose buckets settle into blocks (collector/archive/tier_settle.py). The 1-day tier stays
+# rows: a few bytes a series-day at most, and the whole-network reads (inventory, talkers, Grafana's
+# long panels) group it in SQL.
+SETTLED_TIERS: tuple[Tier, ...] = tuple(t for t in TIERS if t.name != "1d")
+SETTLED_TIER_TABLES = ("traffic_settled_tier", "traffic_settled_tier_series")
+# The tier computed from each tier (its buckets are settled only once that one has read them).
+CONSUMER = {t.source: t for t in TIERS if t.source is not None}
 
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from collector.archive import settled_read
+from collector.archive import settled_read, tier_read
 from collector.archive.export import EXPORT_TIMEOUT_MS, flags_sql, header_line, iso_sql, stream_copy
 from collector.archive.positions import Positions, layout_positions, position_expr
 from collector.archive.rollup import drawn_sql
@@ -124,16 +124,20 @@ def bucket_sql(p: Plan, time_sql: TimeSql = iso_sql) -> tuple[str, dict]:
     width = TIER[p.res].seconds
     params: dict = {"ids": [s.id for s in p.series], "lo": p.start, "hi": p.end,
                     "sw": list(dict.fromkeys(s.switch_id for s in p.series))}
+    pairs = [(s.id, s.switch_id) for s in p.series]
+    # settled buckets are staged when the COPY runs (export.stream_copy), from the blocks there then
+    tiers = tier_read.sources_for(([(p.res, pairs, p.main[1], p.main[2])] if p.main is not None else [])
+                                  + [(name, pairs, lo, hi) for name, lo, hi in p.tail if name != "raw"], params)
     sources = []
     if p.main is not None:
         sources.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, samples, flagged "
-                       f"FROM {TIER[p.res].table} WHERE series_id = ANY(%(ids)s) "
+                       f"FROM {tiers[p.res]} m WHERE series_id = ANY(%(ids)s) "
                        "AND bucket >= %(mlo)s AND bucket < %(mhi)s")
         params["mlo"], params["mhi"] = p.main[1], p.main[2]
     if p.tail:
         params.update(queries.tail_params(p.series, p.tail))
         sources.append(f"SELECT series_id, bucket, sum_delta, sum_interval_ms, max_rate, samples, flagged "
-                       f"FROM ({queries.tail_sql(p.res, p.tail)}) t")
+                       f"FROM ({queries.tail_sql(p.res, p.tail, sources=tiers)}) t")
     pivot, out = [], []
     for j, s in enumerate(p.series):
         params[f"k{j}"] = p.factors[s.id]

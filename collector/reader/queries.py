@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
-from collector.archive import rollup, settled_read
+from collector.archive import rollup, settled_read, tier_read
 from collector.archive.positions import Positions, layout_positions, position_expr
 from collector.archive.prepared import Send, read_one
 from collector.archive.rollup import DRAWN, flagged_sql
@@ -149,6 +149,9 @@ def first_data(series: Sequence[SeriesInfo]) -> datetime | None:
                 cur.execute(f"SELECT min(bucket) FROM {tier.table} WHERE series_id = ANY(%s) AND bucket >= %s "
                             "AND bucket < %s", [ids, lo, lo + width])
             (first,) = cur.fetchone()
+            settled = tier_read.first_bucket(cur, tier, [(s.id, s.switch_id) for s in series])
+            if settled is not None and (lo is None or width is None or lo <= settled < lo + width):
+                first = settled if first is None else min(first, settled)
             if first is not None:
                 lo, width = first, tier.width
         found = []
@@ -237,7 +240,7 @@ def _by_switch(series: Sequence[SeriesInfo]) -> dict[int, list[SeriesInfo]]:
 FEW_SERIES = 4
 
 
-def _raw_segment_sql(i: int, few: bool = False) -> str:
+def _raw_segment_sql(i: int, few: bool = False, staged: bool = False) -> str:
     # `few` (FEW_SERIES): each wanted value is taken out of the stored (compressed) array once, in a
     # lateral subquery kept apart (OFFSET 0: flattened, every use of u.d and u.f in the CASEs below
     # decompressed the array again). Else from plain copies of the row's arrays made once per row
@@ -248,7 +251,13 @@ def _raw_segment_sql(i: int, few: bool = False) -> str:
     # looking them up first; reading which layouts the segment's rows use planned the segment's
     # chunks a second time).
     rate = "u.d::float8 * 1000 / s.interval_ms"
-    rows = f"FROM traffic_sample WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s"
+    # staged: settled days too, staged with every wanted series in order (stage_raw)
+    table = f"{settled_read.SOURCE} r" if staged else "traffic_sample"
+    rows = f"FROM {table} WHERE switch_id = ANY(%(sw)s) AND time >= %(lo{i})s AND time < %(hi{i})s"
+    layouts = "traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid) WHERE l.switch_id = ANY(%(sw)s)"
+    if staged:
+        layouts += (f" UNION ALL SELECT {settled_read.STAGED_LAYOUT}, w.sid, w.pos::int "
+                    "FROM unnest(%(ids)s::int[]) WITH ORDINALITY AS w(sid, pos)")
     source = (f"(SELECT * {rows}) s" if few else
               f"(SELECT time, interval_ms, layout_id, delta[:] AS delta, flags[:] AS flags {rows} OFFSET 0) s")
     apart = "OFFSET 0" if few else ""
@@ -259,26 +268,48 @@ def _raw_segment_sql(i: int, few: bool = False) -> str:
        1 AS n, CASE WHEN {flagged_sql("u.f")} THEN 1 ELSE 0 END AS fl
   FROM {source}
   JOIN (SELECT l.id AS layout_id, w.sid, array_position(l.series_ids, w.sid) AS pos
-          FROM traffic_layout l CROSS JOIN unnest(%(ids)s::int[]) AS w(sid)
-         WHERE l.switch_id = ANY(%(sw)s) OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
+          FROM {layouts} OFFSET 0) m ON m.layout_id = s.layout_id AND m.pos IS NOT NULL
   CROSS JOIN LATERAL (SELECT s.delta[m.pos] AS d, s.flags[m.pos] AS f {apart}) u"""
 
 
-def tail_sql(res: str, tail: Sequence[Segment], few: bool = False) -> str:
+def tail_sql(res: str, tail: Sequence[Segment], few: bool = False, sources: dict[str, str] | None = None) -> str:
     """Buckets of width `res` over the tail segments, summed like the rollup (no ORDER BY).
-    few: at most FEW_SERIES series are read."""
+    few: at most FEW_SERIES series are read. sources: a tier's FROM item where it is not its table
+    (its settled buckets staged: stage_tail)."""
     parts = []
     for i, (source, _, _) in enumerate(tail):
         if source == "raw":
             parts.append(_raw_segment_sql(i, few))
         else:
+            table = (sources or {}).get(source, TIER[source].table)
             parts.append(f"SELECT series_id, bucket AS b, sum_delta AS sd, sum_interval_ms AS si, max_rate AS mx, "
-                         f"min_rate AS mn, samples AS n, flagged AS fl FROM {TIER[source].table} "
+                         f"min_rate AS mn, samples AS n, flagged AS fl FROM {table} t "
                          f"WHERE series_id = ANY(%(ids)s) AND bucket >= %(lo{i})s AND bucket < %(hi{i})s")
     return (f"SELECT series_id, time_bucket(interval '{TIER[res].seconds} seconds', b) AS bucket, "
             f"coalesce(sum(sd), 0)::bigint AS sum_delta, coalesce(sum(si), 0)::bigint AS sum_interval_ms, "
             f"max(mx) AS max_rate, min(mn) AS min_rate, sum(n)::int AS samples, sum(fl)::int AS flagged "
             f"FROM ({' UNION ALL '.join(parts)}) x GROUP BY 1, 2")
+
+
+def stage_tail(cur, series: Sequence[SeriesInfo], tail: Sequence[Segment],
+               main: tuple[str, datetime, datetime] | None = None) -> dict[str, str]:
+    """Inside the reading transaction: the settled buckets the main tier and the tail's tiers hold for
+    these series staged (collector/archive/tier_read.py); the FROM item of each tier read."""
+    pairs = [(s.id, s.switch_id) for s in series]
+    segments = ([main] if main else []) + [seg for seg in tail if seg[0] != "raw"]
+    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi) for name, lo, hi in segments}
+
+
+def stage_raw(cur, series: Sequence[SeriesInfo], lo: datetime, hi: datetime) -> bool:
+    """Inside the reading transaction: the settled days of these series' switches in [lo, hi] staged,
+    every series in each switch's staged arrays in the order of the `ids` parameter (for
+    _raw_segment_sql(staged=True)); False when none is settled there."""
+    ids = tuple(s.id for s in series)
+    pieces = [settled_read.Piece(p.switch_id, ids, p.lo, p.hi)
+              for p in settled_read.pieces_for([(s.id, s.switch_id) for s in series], lo, hi)]
+    if pieces:
+        settled_read.stage(cur, pieces)
+    return bool(pieces)
 
 
 def tail_params(series: Sequence[SeriesInfo], tail: Sequence[Segment]) -> dict:
@@ -349,10 +380,19 @@ def send_bucket_rows(series: Sequence[SeriesInfo], res: str, main: Segment | Non
         params["mlo"], params["mhi"] = main[1], main[2]
     send = pgbinary.send_columns(buckets_sql(res, main, tail, len(series) <= FEW_SERIES), params, _BUCKET_COLUMNS)
     width_us = TIER[res].seconds * 1_000_000
+    segments = ([(res, main[1], main[2])] if main is not None else []) + [s for s in tail if s[0] != "raw"]
+    pairs = [(s.id, s.switch_id) for s in series]
 
     def sent(cur) -> Callable[[], dict[str, np.ndarray]]:
         read = send(cur)
-        return lambda: _summed(read(), width_us)
+
+        def done() -> dict[str, np.ndarray]:
+            rows = read()
+            with connection.cursor() as blocks:     # after the statement: see tier_read.added
+                for name, lo, hi in segments:
+                    rows = tier_read.added(rows, tier_read.columns(blocks, TIER[name], pairs, lo, hi))
+            return _summed(rows, width_us)
+        return done
     return sent
 
 
@@ -402,25 +442,28 @@ def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
     grouped aggregate sorts only each series' own rates (48 queries of one series took 1.9x as long)."""
     out: dict[int, float | None] = {s.id: None for s in series}
     few = len(series) <= FEW_SERIES
-    if basis == "raw":
-        assert main is not None
-        rates = (f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0, few)}) x "
-                 "WHERE si > 0")
-        params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
-    else:
-        parts = []
-        params = tail_params(series, tail)
-        if main is not None:
-            parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM {TIER[basis].table} "
-                         "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
-            params["mlo"], params["mhi"] = main[1], main[2]
-        if tail:
-            parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM ({tail_sql(basis, tail, few)}) t")
-        if not parts:
-            return out
-        rates = (f"SELECT series_id, sum_delta::float8 * 1000 / sum_interval_ms AS rate "
-                 f"FROM ({' UNION ALL '.join(parts)}) x WHERE sum_interval_ms > 0")
-    with connection.cursor() as cur:
+    with transaction.atomic(), connection.cursor() as cur:
+        if basis == "raw":
+            assert main is not None
+            staged = stage_raw(cur, series, main[1], main[2])
+            rates = (f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0, few, staged)}) x "
+                     "WHERE si > 0")
+            params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
+        else:
+            parts = []
+            params = tail_params(series, tail)
+            sources = stage_tail(cur, series, tail, (basis, main[1], main[2]) if main is not None else None)
+            if main is not None:
+                parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM {sources[basis]} m "
+                             "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
+                params["mlo"], params["mhi"] = main[1], main[2]
+            if tail:
+                parts.append("SELECT series_id, sum_delta, sum_interval_ms "
+                             f"FROM ({tail_sql(basis, tail, few, sources)}) t")
+            if not parts:
+                return out
+            rates = (f"SELECT series_id, sum_delta::float8 * 1000 / sum_interval_ms AS rate "
+                     f"FROM ({' UNION ALL '.join(parts)}) x WHERE sum_interval_ms > 0")
         cur.execute(f"SELECT series_id, percentile_cont(0.95) WITHIN GROUP (ORDER BY rate) FROM ({rates}) r "
                     "GROUP BY series_id", params)
         for sid, value in cur.fetchall():

@@ -15,20 +15,18 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from psycopg import sql
 
 from collector.alerts import readings
 from collector.alerts.models import Rule
-from collector.archive import continuity, rollup, settle, settled_read
+from collector.archive import continuity, rollup, settle, settled_read, tier_read
 from collector.archive.backup import Target
 from collector.reader import cumulative, latest, totals
 from tests.collector.archive.test_settle import DAYS, _table_rows, archive  # noqa: F401  (archive: the fixture)
 from tests.support import traffic_factory as tf
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-TIER_TABLES = [t.table for t in rollup.TIERS]
 
 
 @pytest.fixture
@@ -46,11 +44,13 @@ def rolled(archive):  # noqa: F811
 
 
 def _tiers() -> dict:
+    """Every tier's buckets as a reader gets them: rows and settled blocks (tier_read)."""
     out = {}
-    with connection.cursor() as cur:
-        for table in TIER_TABLES:
-            cur.execute(f"SELECT {rollup.COLUMNS} FROM {table} ORDER BY bucket, series_id")
-            out[table] = cur.fetchall()
+    with transaction.atomic(), connection.cursor() as cur:
+        for tier in rollup.TIERS:
+            source = tier_read.stage(cur, tier, None, None, None)
+            cur.execute(f"SELECT {rollup.COLUMNS} FROM {source} t ORDER BY bucket, series_id")
+            out[tier.table] = cur.fetchall()
         cur.execute("SELECT series_id, total FROM traffic_series_total ORDER BY series_id")
         out["traffic_series_total"] = cur.fetchall()
     return out

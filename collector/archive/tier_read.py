@@ -1,0 +1,233 @@
+"""Reading settled rollup buckets: the blocks of a switch's settled tier spans
+(collector/archive/tier_settle.py) decoded, the one path by which settled buckets are read.
+
+Readers of the tiers are SQL statements (sums, groups, the plots' unions), so settled buckets are
+read the way settled raw days are (collector/archive/settled_read.py): `stage` decodes the blocks a
+statement's series and range need into a temporary table shaped as the tier's table and returns
+the statement's source, `(SELECT * FROM traffic_rollup_1m UNION ALL SELECT * FROM <staged>)`, or
+the tier's table alone when nothing there is settled (one index probe). The temporary table lives
+in the reading transaction only (ON COMMIT DELETE ROWS: call `stage` inside transaction.atomic)
+and holds the asked series of the asked range: never a second copy of the archive.
+
+`rows_text` writes decoded buckets as COPY text for a table shaped as a tier's: the staging here
+and the reopening of a block (its buckets back into the tier's table) share it. Floats are written
+as Python's repr, the shortest text that reads back to the same double: every rate is exact.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+
+from collector.archive.tiers import SETTLED_TIERS, TIER, Tier
+from collector.core import tierblocks
+
+STAGED = {t.name: f"pg_temp.cellar_settled_{t.name}" for t in SETTLED_TIERS}
+COPY_COLUMNS = "bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged"
+NULL = "\\N"
+# A block's span overlaps [lo, hi) when its start is after lo - span; ranges without an end use these.
+NEVER = datetime(1900, 1, 1, tzinfo=UTC)
+FOREVER = datetime(9999, 12, 30, tzinfo=UTC)
+
+Block = tuple[int, datetime, tierblocks.TierSpine, dict[int, tierblocks.TierColumn]]   # switch, lo, spine, columns
+
+
+def blocks(cur, tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[int] | None,
+           lo: datetime | None, hi: datetime | None) -> list[Block]:
+    """The tier's settled blocks overlapping [lo, hi) of these switches (None: every switch), decoded
+    for these series (None: every series of the block), oldest first per switch."""
+    lo, hi = lo or NEVER, hi or FOREVER
+    where = "" if switch_ids is None else " AND switch_id = ANY(%(switches)s)"
+    params = {"tier": tier.name, "lo": lo, "hi": hi, "start": max(lo, NEVER) - tier.block,
+              "switches": list(switch_ids or ())}
+    cur.execute("SELECT switch_id, lo, block FROM traffic_settled_tier WHERE tier = %(tier)s AND lo > %(start)s "
+                f"AND lo < %(hi)s AND last_bucket >= %(lo)s AND first_bucket < %(hi)s{where} ORDER BY switch_id, lo",
+                params)
+    spines = {(sw, at): tierblocks.decode_spine(bytes(b)) for sw, at, b in cur.fetchall()}
+    if not spines:
+        return []
+    keys = list(spines)
+    sel = "" if series_ids is None else " AND series_id = ANY(%(series)s)"
+    cur.execute("SELECT c.switch_id, c.lo, c.series_id, c.block FROM traffic_settled_tier_series c "
+                "JOIN unnest(%(sw)s::int[], %(at)s::timestamptz[]) k(sw, at) ON c.switch_id = k.sw AND c.lo = k.at "
+                f"WHERE c.tier = %(tier)s{sel}",
+                {"sw": [k[0] for k in keys], "at": [k[1] for k in keys], "tier": tier.name,
+                 "series": list(series_ids or ())})
+    cols: dict[tuple[int, datetime], dict[int, tierblocks.TierColumn]] = {k: {} for k in keys}
+    for sw, at, sid, b in cur.fetchall():
+        cols[(sw, at)][sid] = tierblocks.decode_column(bytes(b), spines[(sw, at)])
+    return [(sw, at, spines[(sw, at)], cols[(sw, at)]) for sw, at in keys]
+
+
+def epoch_s(t: datetime) -> int:
+    return int(t.timestamp())
+
+
+def rows_text(tier: Tier, found: Sequence[Block], lo: datetime | None = None, hi: datetime | None = None
+              ) -> tuple[int, str]:
+    """The blocks' buckets in [lo, hi) as COPY text lines in COPY_COLUMNS order; (rows, text).
+    Built column-wise with numpy: a staged plot of a year of minutes is millions of buckets."""
+    lo_s = epoch_s(lo) if lo else None
+    hi_s = epoch_s(hi) if hi else None
+    parts: list[str] = []
+    n = 0
+    for _, at, spine, cols in found:
+        starts = epoch_s(at) + spine.offsets * tier.seconds
+        inside = np.ones(len(starts), bool)
+        if lo_s is not None:
+            inside &= starts >= lo_s
+        if hi_s is not None:
+            inside &= starts < hi_s
+        times = np.datetime_as_string(starts.astype("datetime64[s]"), unit="s").astype(object) + "Z\t"
+        for sid, c in cols.items():
+            idx = np.flatnonzero(c.present & inside)
+            if not len(idx):
+                continue
+            lines = (times[idx] + f"{sid}\t" + _ints(c.sum_delta, idx) + "\t" + _ints(c.sum_interval_ms, idx)
+                     + "\t" + _floats(c.max_rate, c.max_null, idx) + "\t" + _floats(c.min_rate, c.min_null, idx)
+                     + "\t" + _ints(c.samples, idx) + "\t" + _ints(c.flagged, idx))
+            parts.append("\n".join(lines.tolist()) + "\n")
+            n += len(idx)
+    return n, "".join(parts)
+
+
+def _ints(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return values[idx].astype(str).astype(object)
+
+
+def _floats(values: np.ndarray, null: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    out = np.array([repr(v) for v in values[idx].tolist()], dtype=object)
+    out[null[idx]] = NULL
+    return out
+
+
+def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None,
+          hi: datetime | None) -> str:
+    """Inside the reading transaction: the settled buckets of these (series id, switch id) pairs (None:
+    every series) in [lo, hi) into the tier's staging table; returns the statement's source for the
+    tier: its table alone when none of them is settled there."""
+    if tier.name not in STAGED or (series is not None and not series):
+        return tier.table
+    found = _found(cur, tier, series, lo, hi)
+    if not found:
+        return tier.table
+    _fill(cur, tier, found, lo, hi)
+    return source(tier)
+
+
+def _found(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None,
+           hi: datetime | None) -> list[Block]:
+    if series is None:
+        return blocks(cur, tier, None, None, lo, hi)
+    return blocks(cur, tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi)
+
+
+def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None) -> None:
+    table = STAGED[tier.name]
+    cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table.split('.')[1]} "
+                f"(LIKE {tier.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
+    cur.execute(f"TRUNCATE {table}")
+    rows, text = rows_text(tier, found, lo, hi)
+    if rows:
+        with cur.copy(f"COPY {table} ({COPY_COLUMNS}) FROM STDIN") as copy:
+            copy.write(text)
+
+
+# A statement stored to run later (a CSV export job: collector/archive/export.py stream_copy) names
+# what to stage in its parameters: [tier, [[series id, switch id], ...], lo, hi] per tier read, and
+# reads every settled tier through `source`; staged when it runs, so that spans settled meanwhile
+# are read from their blocks.
+PIECES_PARAM = "settled_tier_pieces"
+
+
+def sources_for(segments: Sequence[tuple[str, Sequence[tuple[int, int]], datetime, datetime]],
+                params: dict) -> dict[str, str]:
+    """The FROM item of each tier a stored statement reads, with what to stage added to params."""
+    pieces = [[name, [list(p) for p in pairs], lo, hi] for name, pairs, lo, hi in segments if name in STAGED]
+    if pieces:
+        params[PIECES_PARAM] = pieces
+    return {name: source(TIER[name]) if name in STAGED else TIER[name].table for name, _, _, _ in segments}
+
+
+def stage_pieces(cur, pieces: Sequence) -> None:
+    """Stage what `sources_for` named (merged per tier: every series over the range holding them all)."""
+    merged: dict[str, tuple[set[tuple[int, int]], list[datetime]]] = {}
+    for name, pairs, lo, hi in pieces:
+        got = merged.setdefault(name, (set(), []))
+        got[0].update((int(a), int(b)) for a, b in pairs)
+        got[1].extend([_time(lo), _time(hi)])
+    for name, (pairs, times) in merged.items():
+        tier = TIER[name]
+        lo, hi = min(times), max(times)
+        _fill(cur, tier, _found(cur, tier, sorted(pairs), lo, hi), lo, hi)
+
+
+def _time(value) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+
+
+def source(tier: Tier) -> str:
+    """The tier's rows and its staged settled buckets, as one FROM item with the table's columns."""
+    return f"(SELECT * FROM {tier.table} UNION ALL SELECT * FROM {STAGED[tier.name]})"
+
+
+# --- as numpy columns (the plots) ------------------------------------------------------------
+
+PG_EPOCH_S = 946_684_800        # timestamptz as PostgreSQL sends it: microseconds since 2000-01-01 UTC
+
+
+def columns(cur, tier: Tier, series: Sequence[tuple[int, int]], lo: datetime, hi: datetime) -> dict[str, np.ndarray]:
+    """The settled buckets of these (series id, switch id) pairs in [lo, hi) as the plots' flat
+    columns (collector/reader/queries.py _BUCKET_COLUMNS: sid, t in microseconds since 2000-01-01,
+    d, ms, mx, mn, n, f; NaN for a rate that does not exist), unsorted. The plots read their rows in
+    a pipelined statement (no COPY there, so nothing is staged): these are decoded beside it."""
+    out: dict[str, list[np.ndarray]] = {k: [] for k in ("sid", "t", "d", "ms", "mx", "mn", "n", "f")}
+    if tier.name in STAGED and series:
+        lo_s, hi_s = epoch_s(lo), epoch_s(hi)
+        found = blocks(cur, tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi)
+        for _, at, spine, cols in found:
+            starts = epoch_s(at) + spine.offsets * tier.seconds
+            inside = (starts >= lo_s) & (starts < hi_s)
+            for sid, c in cols.items():
+                idx = np.flatnonzero(c.present & inside)
+                out["sid"].append(np.full(len(idx), sid, np.int32))
+                out["t"].append((starts[idx] - PG_EPOCH_S) * 1_000_000)
+                out["d"].append(c.sum_delta[idx])
+                out["ms"].append(c.sum_interval_ms[idx])
+                out["mx"].append(np.where(c.max_null[idx], np.nan, c.max_rate[idx]))
+                out["mn"].append(np.where(c.min_null[idx], np.nan, c.min_rate[idx]))
+                out["n"].append(c.samples[idx].astype(np.int32))
+                out["f"].append(c.flagged[idx].astype(np.int32))
+    dtypes = {"sid": np.int32, "t": np.int64, "d": np.int64, "ms": np.int64, "mx": np.float64, "mn": np.float64,
+              "n": np.int32, "f": np.int32}
+    return {k: np.concatenate(v).astype(dtypes[k]) if v else np.zeros(0, dtypes[k]) for k, v in out.items()}
+
+
+def added(rows: dict[str, np.ndarray], settled: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A statement's bucket columns and the settled ones read after it, each (series, bucket) once: a
+    span settled between the two is in both, the same buckets (its rows moved, unchanged)."""
+    if not len(settled["sid"]):
+        return rows
+    have = set(zip(rows["sid"].tolist(), rows["t"].tolist()))
+    keep = np.fromiter(((s, t) not in have for s, t in zip(settled["sid"].tolist(), settled["t"].tolist())), bool,
+                       len(settled["sid"]))
+    return {k: np.concatenate([rows[k], settled[k][keep].astype(rows[k].dtype)]) for k in rows}
+
+
+def first_bucket(cur, tier: Tier, series: Sequence[tuple[int, int]]) -> datetime | None:
+    """The oldest settled bucket of any of these series in the tier (the oldest block holding one,
+    decoded)."""
+    if tier.name not in STAGED or not series:
+        return None
+    ids = sorted({sid for sid, _ in series})
+    cur.execute("SELECT c.switch_id, c.lo FROM traffic_settled_tier_series c WHERE c.switch_id = ANY(%s) "
+                "AND c.tier = %s AND c.series_id = ANY(%s) ORDER BY c.lo LIMIT 1",
+                [sorted({sw for _, sw in series}), tier.name, ids])
+    got = cur.fetchone()
+    if got is None:
+        return None
+    found = blocks(cur, tier, [got[0]], ids, got[1], got[1] + tier.block)
+    firsts = [int(spine.offsets[np.flatnonzero(c.present)[0]]) for _, at, spine, cols in found if at == got[1]
+              for c in cols.values() if c.present.any()]
+    return got[1] + min(firsts) * tier.width if firsts else None

@@ -1,0 +1,179 @@
+"""Settling rollup buckets: a switch's buckets of one tier over one block span (Tier.block: a day
+of minutes, 10 days of quarter hours, 40 days of hours), once past the late-data window, become
+compressed blocks (collector/core/tierblocks.py) in traffic_settled_tier and
+traffic_settled_tier_series (migration archive/0009), and leave the tier's table in the same
+transaction. Readers find them through collector/archive/tier_read.py.
+
+What is settled: for each tier of SETTLED_TIERS, the spans that end at or before the horizon,
+min(now - CELLAR_SETTLE_AFTER_HOURS, the tier's watermark, the watermark of the tier computed from
+it): every bucket there is final and the coarser tier has read it. One (tier, switch, span) per
+transaction, oldest span first, after the raw days (collector/archive/settle.py runs both within
+one budget). Not settled: a span of a switch with late minutes the rollup has yet to recompute.
+A span whose switches are all settled leaves empty chunks behind, dropped.
+
+Late data: a rollup step that recomputes buckets of a switch (collector/archive/rollup.py execute)
+first reopens the blocks overlapping its range, in the step's tier and in the tier it reads: their
+buckets go back into the tables as they were and the blocks are deleted, in the step's transaction;
+the step then replaces its range as always and a later run settles the span again.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from collector.archive import chunks, tier_read
+from collector.archive.tiers import CONSUMER, SETTLED_TIERS, TIER, Tier
+from collector.core import tierblocks
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TierReport:
+    blocks: dict[str, int] = field(default_factory=dict)      # tier -> switch spans settled
+    buckets: int = 0
+    bytes: int = 0
+    chunks_dropped: int = 0
+
+    def summary(self) -> dict:
+        return {"tier_blocks": dict(self.blocks), "tier_buckets": self.buckets, "tier_bytes": self.bytes,
+                "tier_chunks_dropped": self.chunks_dropped}
+
+
+def horizon(tier: Tier, now: datetime, done: dict[str, datetime | None]) -> datetime | None:
+    """Spans ending at or before this are settled; None before the tier and its consumer have run."""
+    marks = [m for m in (done.get(tier.name), done.get(CONSUMER[tier.name].name)) if m is not None]
+    if len(marks) < 2:
+        return None
+    return min([now - timedelta(hours=settings.CELLAR_SETTLE_AFTER_HOURS), *marks])
+
+
+def spans(tier: Tier, until: datetime) -> list[tuple[datetime, list[tuple[str, datetime, datetime]]]]:
+    """The block spans ending by `until` that the tier's chunks hold rows in, oldest first, each with
+    the chunks (name, range) that end inside it: empty once the span and those before are settled."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT format('%%I.%%I', chunk_schema, chunk_name), range_start, range_end "
+                    "FROM timescaledb_information.chunks WHERE hypertable_name = %s AND range_start < %s "
+                    "ORDER BY range_start", [tier.table, until])
+        found = cur.fetchall()
+    span = int(tier.block.total_seconds())
+    starts: set[int] = set()
+    for _, lo, hi in found:
+        starts.update(range(tier.block_start(int(lo.timestamp())), int(min(hi, until).timestamp()), span))
+    out = []
+    for s in sorted(starts):
+        lo = datetime.fromtimestamp(s, tz=UTC)
+        if lo + tier.block <= until:
+            out.append((lo, [c for c in found if tier.block_start(int(c[2].timestamp()) - 1) == s]))
+    return out
+
+
+def _switches_in(cur, tier: Tier, lo: datetime, hi: datetime) -> list[int]:
+    # A probe of the primary key per counter series: no scan of the span's rows.
+    cur.execute("SELECT DISTINCT s.switch_id FROM traffic_series s WHERE EXISTS "
+                f"(SELECT 1 FROM {tier.table} r WHERE r.series_id = s.id AND r.bucket >= %s AND r.bucket < %s) "
+                "ORDER BY 1", [lo, hi])
+    return [r[0] for r in cur.fetchall()]
+
+
+ROWS_SQL = ("SELECT series_id, extract(epoch FROM bucket)::bigint, sum_delta, sum_interval_ms, max_rate, min_rate, "
+            "samples, flagged FROM {table} WHERE series_id IN (SELECT id FROM traffic_series WHERE switch_id = %s) "
+            "AND bucket >= %s AND bucket < %s")
+
+
+def _block_rows(tier: Tier, found: list[tier_read.Block]) -> list[tierblocks.BucketRow]:
+    return [row for _, at, spine, cols in found
+            for row in tierblocks.join(spine, cols, tier_read.epoch_s(at), tier.seconds)]
+
+
+def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport) -> None:
+    """One switch's buckets of a tier span into blocks (merged with its block if the span was settled
+    before: the rows, newer, win), its rows deleted, in one transaction."""
+    hi = lo + tier.block
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SELECT 1 FROM traffic_rollup_invalidation WHERE switch_id = %s AND bucket >= %s "
+                    "AND bucket < %s LIMIT 1", [switch_id, lo, hi])
+        if cur.fetchone():
+            return
+        cur.execute(ROWS_SQL.format(table=tier.table), [switch_id, lo, hi])
+        fresh = cur.fetchall()
+        if not fresh:
+            return
+        old = tier_read.blocks(cur, tier, [switch_id], None, lo, hi)
+        merged = {(r[0], r[1]): r for r in _block_rows(tier, old)}
+        merged.update({(r[0], r[1]): r for r in fresh})
+        if old:
+            _delete_blocks(cur, tier, switch_id, lo, hi)
+        size = _write_blocks(cur, tier, switch_id, lo, list(merged.values()))
+        cur.execute(f"DELETE FROM {tier.table} WHERE series_id IN (SELECT id FROM traffic_series "
+                    "WHERE switch_id = %s) AND bucket >= %s AND bucket < %s", [switch_id, lo, hi])
+    report.blocks[tier.name] = report.blocks.get(tier.name, 0) + 1
+    report.buckets += len(fresh)
+    report.bytes += size
+
+
+def _write_blocks(cur, tier: Tier, switch_id: int, lo: datetime, rows: list[tierblocks.BucketRow]) -> int:
+    spine, cols = tierblocks.split(rows, tier_read.epoch_s(lo), tier.seconds)
+    block = tierblocks.encode_spine(spine)
+    first = lo + timedelta(seconds=int(spine.offsets[0]) * tier.seconds)
+    last = lo + timedelta(seconds=int(spine.offsets[-1]) * tier.seconds)
+    cur.execute("INSERT INTO traffic_settled_tier (tier, lo, switch_id, first_bucket, last_bucket, buckets, block) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s)", [tier.name, lo, switch_id, first, last, len(rows), block])
+    size = len(block)
+    with cur.copy("COPY traffic_settled_tier_series (tier, lo, switch_id, series_id, block) FROM STDIN") as copy:
+        for sid, col in cols.items():
+            b = tierblocks.encode_column(col, spine)
+            size += len(b)
+            copy.write_row((tier.name, lo, switch_id, sid, b))
+    return size
+
+
+def _delete_blocks(cur, tier: Tier, switch_id: int, lo: datetime, hi: datetime) -> None:
+    for table in ("traffic_settled_tier_series", "traffic_settled_tier"):
+        cur.execute(f"DELETE FROM {table} WHERE switch_id = %s AND tier = %s AND lo >= %s AND lo < %s",
+                    [switch_id, tier.name, lo, hi])
+
+
+def run(report: TierReport, now: datetime, done: dict[str, datetime | None], out_of_budget) -> bool:
+    """Settle every settled tier's spans past its horizon until `out_of_budget()`; False if cut short.
+    The caller holds the rollup's lock (collector/archive/settle.py run)."""
+    for tier in SETTLED_TIERS:
+        until = horizon(tier, now, done)
+        if until is None:
+            continue
+        for lo, ended in spans(tier, until):
+            with connection.cursor() as cur:
+                switches = _switches_in(cur, tier, lo, lo + tier.block)
+            for switch_id in switches:
+                if out_of_budget():
+                    return False
+                settle_span(tier, switch_id, lo, report)
+            for chunk, c_lo, c_hi in ended:
+                report.chunks_dropped += chunks.drop_if_empty(tier.table, chunk, c_lo, c_hi)
+    return True
+
+
+# --- late buckets --------------------------------------------------------------------------
+
+def reopen(cur, tier_name: str, switch_id: int | None, lo: datetime, hi: datetime) -> int:
+    """Inside the caller's transaction: the tier's settled blocks overlapping [lo, hi) of the switch
+    (None: every switch) back into the tier's table, the blocks deleted; returns the buckets put back
+    (0: one index probe, the usual case)."""
+    tier = TIER[tier_name]
+    if tier.name not in tier_read.STAGED:
+        return 0
+    found = tier_read.blocks(cur, tier, None if switch_id is None else [switch_id], None, lo, hi)
+    if not found:
+        return 0
+    rows, text = tier_read.rows_text(tier, found)
+    with cur.copy(f"COPY {tier.table} ({tier_read.COPY_COLUMNS}) FROM STDIN") as copy:
+        copy.write(text)
+    for sw, at, _, _ in found:
+        _delete_blocks(cur, tier, sw, at, at + timedelta(seconds=1))
+    log.info("settle: reopened %d %s blocks (%d buckets) for a recomputed range %s", len(found), tier.name, rows,
+             lo.isoformat())
+    return rows

@@ -1,0 +1,147 @@
+"""Settling rollup buckets into blocks changes nothing a reader of the tiers sees
+(collector/archive/tier_settle.py, collector/archive/tier_read.py).
+
+Two days of jittered polls of six series (test_tier_blocks' data: every flag kind, wraps, reboots,
+missed polls), 100 days ago so that every settled tier's spans are past the horizon, rolled up by
+the rollup; the settle run moves the 1-minute, 15-minute and 1-hour buckets into blocks (the 1-day
+tier stays rows), and every tier read through `tier_read.stage` gives the rows it held before, the
+float rates bit for bit. A recompute over a settled range reopens its blocks and leaves the same
+buckets; the next run settles them again.
+"""
+from __future__ import annotations
+
+import struct
+from datetime import timedelta
+
+import pytest
+from django.db import connection, transaction
+
+from collector.archive import rollup, settle, tier_read
+from collector.archive.tiers import SETTLED_TIERS, TIER, TIERS
+from collector.reader import catalog, queries
+from tests.collector.archive.test_tier_blocks import N, _polls
+from tests.support import traffic_factory as f
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+T0 = f.T0 - timedelta(days=100)
+COLUMNS = "series_id, bucket, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged"
+
+
+def _bits(rows) -> list:
+    pack = lambda v: None if v is None else struct.pack("<d", v)  # noqa: E731
+    return [(*r[:4], pack(r[4]), pack(r[5]), *r[6:]) for r in rows]
+
+
+def _read(tier, members, lo=None, hi=None) -> list:
+    """The tier's buckets of these series as a reader gets them: rows and staged blocks."""
+    with transaction.atomic(), connection.cursor() as cur:
+        src = tier_read.stage(cur, tier, [(s.id, s.switch_id) for s in members], lo, hi)
+        cur.execute(f"SELECT {COLUMNS} FROM {src} t WHERE series_id = ANY(%s) "
+                    "AND bucket >= coalesce(%s::timestamptz, '-infinity') "
+                    "AND bucket < coalesce(%s::timestamptz, 'infinity') ORDER BY 1, 2",
+                    [[s.id for s in members], lo, hi])
+        return _bits(cur.fetchall())
+
+
+def _rows_left(tier, members) -> int:
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {tier.table} WHERE series_id = ANY(%s)", [[s.id for s in members]])
+        return cur.fetchone()[0]
+
+
+def _blocks() -> dict[str, int]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT tier, count(*) FROM traffic_settled_tier GROUP BY tier")
+        return dict(cur.fetchall())
+
+
+def _archive():
+    f.reset_rollups()
+    sw = f.switch("tiers")
+    members = [f.series(f.port(sw, f"A{i}"), "in") for i in range(N)]
+    f.insert(sw, f.layout(sw, members), _polls(), t0=T0)
+    for _ in range(50):
+        if rollup.run(budget_s=120).caught_up:
+            break
+    return sw, members
+
+
+def _settle_all() -> settle.SettleReport:
+    for _ in range(20):
+        report = settle.run(budget_s=120)
+        if report.caught_up:
+            return report
+    raise AssertionError("settling did not catch up")
+
+
+def test_settled_tiers_read_as_their_rows_did_and_a_recompute_reopens_them():
+    sw, members = _archive()
+    before = {t.name: _read(t, members) for t in TIERS}
+    assert all(before.values())
+    report = _settle_all()
+    # two days of minutes are two 1-day spans; the 15-minute and 1-hour buckets lie in one or two spans
+    assert set(report.tiers.blocks) | set(_blocks()) == {t.name for t in SETTLED_TIERS}
+    assert _blocks()["1m"] in (2, 3)
+    assert {t.name: _rows_left(t, members) for t in TIERS} == {"1m": 0, "15m": 0, "1h": 0,
+                                                               "1d": len(before["1d"])}
+    assert {t.name: _read(t, members) for t in TIERS} == before
+    # a range read stages only that range, exactly
+    lo, hi = T0 + timedelta(hours=7, minutes=13), T0 + timedelta(hours=30)
+    assert _read(TIER["1m"], members, lo, hi) == [r for r in before["1m"] if lo <= r[1] < hi]
+    assert _read(TIER["1h"], members[:2], lo, hi) == [r for r in before["1h"] if lo <= r[1] < hi
+                                                      and r[0] in {members[0].id, members[1].id}]
+
+    rollup.recompute(T0 + timedelta(hours=20), T0 + timedelta(hours=21), sw.id)
+    assert _rows_left(TIER["1m"], members) > 0
+    assert _rows_left(TIER["1h"], members) > 0          # the 1-day step read the 1-hour blocks: reopened
+    assert {t.name: _read(t, members) for t in TIERS} == before
+    _settle_all()
+    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert {t.name: _read(t, members) for t in TIERS} == before
+
+
+def test_a_late_minute_in_settled_spans_is_recomputed_from_reopened_blocks():
+    sw, members = _archive()
+    _settle_all()
+    before = {t.name: _read(t, members) for t in TIERS}
+    with connection.cursor() as cur:        # what the trigger logs for a late poll (migration 0006)
+        cur.execute("INSERT INTO traffic_rollup_invalidation (switch_id, bucket) VALUES (%s, %s)",
+                    [sw.id, T0 + timedelta(hours=5, minutes=3)])
+    assert not settle.run(budget_s=60).tiers.blocks         # nothing settles over a pending late minute
+    assert rollup.run(budget_s=120).late_buckets == 1
+    assert {t.name: _rows_left(t, members) > 0 for t in SETTLED_TIERS} == {"1m": True, "15m": True, "1h": True}
+    assert {t.name: _read(t, members) for t in TIERS} == before
+    _settle_all()
+    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert {t.name: _read(t, members) for t in TIERS} == before
+
+
+def _pages(client, members) -> dict:
+    """The plots' data (JSON API, with p95), the CSV and the first data, at each settled resolution,
+    over a range that starts and ends inside settled spans."""
+    ids = ",".join(str(s.id) for s in members)
+    lo, hi = T0 + timedelta(hours=3, minutes=7), T0 + timedelta(days=1, hours=22)
+    out = {}
+    for res in ("1m", "15m", "1h"):
+        q = f"s={ids}&start={lo:%Y-%m-%dT%H:%M:%SZ}&end={hi:%Y-%m-%dT%H:%M:%SZ}&res={res}"
+        data = client.get(f"/traffic/api/data?{q}")
+        assert data.status_code == 200, data.content[:300]
+        out[f"data {res}"] = {k: v for k, v in data.json().items() if k not in ("now", "server_ms", "notes")}
+        csv = client.get(f"/traffic/export.csv?{q}")
+        assert csv.status_code == 200
+        out[f"csv {res}"] = b"".join(csv.streaming_content)
+    out["first"] = queries.first_data(catalog.load_series([s.id for s in members]))
+    return out
+
+
+def test_plots_csv_and_first_data_read_settled_buckets_as_rows(client):
+    sw, members = _archive()
+    before = _pages(client, members)
+    assert before["csv 1m"].count(b"\n") > 2500 and before["first"] == T0
+    assert all(s["stats"]["p95"] is not None for s in before["data 1h"]["series"])
+    _settle_all()
+    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    after = _pages(client, members)
+    for key in before:
+        assert after[key] == before[key], key

@@ -15,12 +15,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from django.db import connection
+from django.db import connection, transaction
 
 from collector.alerts import machine, scopes
 from collector.alerts.models import Override, Rule, rate_unit
-from collector.archive import settled_read
+from collector.archive import settled_read, tier_read
 from collector.archive.rollup import drawn_sql
+from collector.archive.tiers import TIER
 from collector.core.facts import Flag, bits_per_unit, quantity
 from collector.groups.resolve import MemberSeries
 from collector.poller.models import SwitchHealth
@@ -63,7 +64,7 @@ SELECT u.sid, sum(u.d) FILTER (WHERE {inw})::float8, sum(s.interval_ms) FILTER (
 TIER_SQL = """
 SELECT series_id, sum(sum_delta)::float8, sum(sum_interval_ms)::float8, min(min_rate), max(max_rate),
        extract(epoch FROM min(bucket))
-  FROM traffic_rollup_1m
+  FROM {source} m
  WHERE series_id = ANY(%(ids)s) AND bucket >= date_trunc('minute', %(wlo)s::timestamptz) AND bucket < %(mark)s
    AND samples > flagged
  GROUP BY series_id"""
@@ -77,11 +78,13 @@ def _windows(members: list[MemberSeries], now: datetime, minutes: int) -> dict[i
     mark = wlo
     tier: dict[int, tuple] = {}
     if minutes > RAW_MAX_MINUTES:
-        with connection.cursor() as cur:
+        with transaction.atomic(), connection.cursor() as cur:
             cur.execute("SELECT done_until FROM traffic_rollup_watermark WHERE tier = '1m'")
             row = cur.fetchone()
             mark = max(wlo, min(row[0], now)) if row else wlo
-            cur.execute(TIER_SQL, {"ids": ids, "wlo": wlo, "mark": mark})
+            # a window reaches settled minutes when CELLAR_SETTLE_AFTER_HOURS is shorter than it
+            source = tier_read.stage(cur, TIER["1m"], [(m.id, m.switch_id) for m in members], wlo, mark)
+            cur.execute(TIER_SQL.format(source=source), {"ids": ids, "wlo": wlo, "mark": mark})
             tier = {r[0]: r[1:] for r in cur.fetchall()}
     params: dict[str, Any] = {"ids": ids, "switches": switches, "now": now, "wlo": mark,
               "lo": min(mark, now - LATEST_LOOKBACK)}

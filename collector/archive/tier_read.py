@@ -116,6 +116,26 @@ def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetim
     return source(tier)
 
 
+def stage_ranges(cur, tier: Tier, series: Sequence[tuple[int, int]] | None,
+                 ranges: Sequence[tuple[datetime, datetime]]) -> str:
+    """stage, for several ranges at once (their blocks whole: the statement bounds what it reads)."""
+    if tier.name not in STAGED or not ranges or (series is not None and not series):
+        return tier.table
+    merged: list[list[datetime]] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    found: dict[tuple[int, datetime], Block] = {}
+    for lo, hi in merged:
+        found.update({(b[0], b[1]): b for b in _found(cur, tier, series, lo, hi)})
+    if not found:
+        return tier.table
+    _fill(cur, tier, list(found.values()), None, None)
+    return source(tier)
+
+
 def _found(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None,
            hi: datetime | None) -> list[Block]:
     if series is None:

@@ -24,8 +24,10 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
+from collector.archive import tier_read
 from collector.archive.models import RollupRecomputedDay
 from collector.archive.rollup import watermarks
+from collector.archive.tiers import TIER
 from collector.bursts.models import Burst, BurstScan
 from numerics.bursts import BurstRule, find
 
@@ -60,11 +62,12 @@ def _series_of_day(day: date):
     with transaction.atomic(), connection.cursor() as plain:
         plain.execute("SELECT id, capacity_per_s FROM traffic_series")
         capacity = dict(plain.fetchall())
+        source = tier_read.stage(plain, TIER["1m"], None, lo, lo + ONE_DAY)   # a settled day: its blocks
         cur = connection.connection.cursor(name="cellar_burst_scan")
         cur.itersize = FETCH_ROWS
         cur.execute("SELECT series_id, extract(epoch FROM bucket), sum_delta, sum_interval_ms, "
                     "coalesce(max_rate, 'NaN'), samples "
-                    "FROM traffic_rollup_1m WHERE bucket >= %s AND bucket < %s ORDER BY series_id, bucket",
+                    f"FROM {source} m WHERE bucket >= %s AND bucket < %s ORDER BY series_id, bucket",
                     [lo, lo + ONE_DAY])
         current: int | None = None          # the series being read (its rows are in `rows`)
         rows: list[tuple] = []
@@ -144,7 +147,8 @@ def days_to_scan(done_until: datetime | None) -> list[tuple[date, bool]]:
     last_final = BurstScan.objects.filter(final=True).order_by("-day").values_list("day", flat=True).first()
     if last_final is None:
         with connection.cursor() as cur:
-            cur.execute("SELECT min(bucket) FROM traffic_rollup_1m")
+            cur.execute("SELECT least((SELECT min(bucket) FROM traffic_rollup_1m), "
+                        "(SELECT min(first_bucket) FROM traffic_settled_tier WHERE tier = '1m'))")
             (first,) = cur.fetchone()
         if first is None:
             return again

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection
+from django.db import connection, transaction
 
+from collector.archive import tier_read
 from collector.archive.tiers import TIERS, floor_time
 from collector.core.facts import stored_to_u64
 
@@ -131,10 +132,13 @@ def rates_at(at: datetime, sids: set[int]) -> tuple[dict[int, tuple[float | None
     """sid -> (units/s, flagged samples) in the bucket of the finest tier that holds `at`."""
     if not sids:
         return {}, "", None
-    with connection.cursor() as cur:
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SELECT id, switch_id FROM traffic_series WHERE id = ANY(%s)", [sorted(sids)])
+        pairs = cur.fetchall()
         for tier in TIERS:
             bucket = floor_time(at, tier.seconds)
-            cur.execute(f"SELECT series_id, sum_delta, sum_interval_ms, flagged FROM {tier.table} "
+            source = tier_read.stage(cur, tier, pairs, bucket, bucket + tier.width)
+            cur.execute(f"SELECT series_id, sum_delta, sum_interval_ms, flagged FROM {source} t "
                         "WHERE series_id = ANY(%s) AND bucket = %s", [sorted(sids), bucket])
             rows = cur.fetchall()
             if rows:
@@ -143,7 +147,8 @@ def rates_at(at: datetime, sids: set[int]) -> tuple[dict[int, tuple[float | None
     return {}, "", None
 
 
-ROLLUPS = ("traffic_rollup_1d", "traffic_rollup_1h", "traffic_rollup_15m", "traffic_rollup_1m")
+SETTLED = "traffic_settled_tier"
+ROLLUPS = ("traffic_rollup_1d", "traffic_rollup_1h", "traffic_rollup_15m", "traffic_rollup_1m", SETTLED)
 
 
 def retained() -> tuple[datetime | None, datetime | None]:
@@ -158,7 +163,9 @@ def retained() -> tuple[datetime | None, datetime | None]:
         edges = {name: (first_end, last_start) for name, first_end, last_start in cur.fetchall()}
         if not edges:
             return None, None
-        oldest_sql = " UNION ALL ".join(f"(SELECT min(bucket) FROM {t} WHERE bucket < %s)" for t in edges)
+        # settled buckets: the oldest chunk of blocks (by their span's start) holds the oldest
+        oldest_sql = " UNION ALL ".join(f"(SELECT min(first_bucket) FROM {t} WHERE lo < %s)" if t == SETTLED else
+                                        f"(SELECT min(bucket) FROM {t} WHERE bucket < %s)" for t in edges)
         newest = edges.get("traffic_rollup_1m")
         cur.execute(f"SELECT (SELECT min(m) FROM ({oldest_sql}) o(m)), "
                     + ("(SELECT max(bucket) FROM traffic_rollup_1m WHERE bucket >= %s)" if newest else "NULL"),

@@ -291,13 +291,17 @@ def tail_sql(res: str, tail: Sequence[Segment], few: bool = False, sources: dict
             f"FROM ({' UNION ALL '.join(parts)}) x GROUP BY 1, 2")
 
 
+def stage_segments(cur, pairs: Sequence[tuple[int, int]] | None, segments: Sequence[Segment]) -> dict[str, str]:
+    """Inside the reading transaction: the settled buckets of these (series id, switch id) pairs (None:
+    every series) that the segments' tiers hold staged (collector/archive/tier_read.py); the FROM item
+    of each tier read (raw segments are read elsewhere)."""
+    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi) for name, lo, hi in segments if name != "raw"}
+
+
 def stage_tail(cur, series: Sequence[SeriesInfo], tail: Sequence[Segment],
-               main: tuple[str, datetime, datetime] | None = None) -> dict[str, str]:
-    """Inside the reading transaction: the settled buckets the main tier and the tail's tiers hold for
-    these series staged (collector/archive/tier_read.py); the FROM item of each tier read."""
-    pairs = [(s.id, s.switch_id) for s in series]
-    segments = ([main] if main else []) + [seg for seg in tail if seg[0] != "raw"]
-    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi) for name, lo, hi in segments}
+               main: Segment | None = None) -> dict[str, str]:
+    """stage_segments for these series, the main segment (if any) and the tail."""
+    return stage_segments(cur, [(s.id, s.switch_id) for s in series], ([main] if main else []) + list(tail))
 
 
 def stage_raw(cur, series: Sequence[SeriesInfo], lo: datetime, hi: datetime) -> bool:

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
+from collector.archive import tier_read
 from collector.archive.rollup import db_now, retention_days, watermarks
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIERS, Tier, ceil_time, floor_time
+from collector.reader import queries as traffic_queries
 
 MAX_ROWS = 4_000_000        # tier rows one inventory may aggregate (bounded work)
 
@@ -51,23 +53,33 @@ def plan(lo: datetime, hi: datetime, n_series: int, cutoffs: dict[str, datetime 
     return out
 
 
-def _union(segments: list[Segment], columns: str, where: str) -> tuple[str, dict[str, Any]]:
+def _union(segments: list[Segment], columns: str, where: str,
+           sources: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """The segments' buckets; sources: each tier's FROM item (its settled buckets staged)."""
     parts: list[str] = []
     params: dict[str, Any] = {}
     for i, s in enumerate(segments):
-        parts.append(f"SELECT {columns} FROM {s.tier.table} WHERE bucket >= %(lo{i})s AND bucket < %(hi{i})s {where}")
+        parts.append(f"SELECT {columns} FROM {sources[s.tier.name]} t "
+                     f"WHERE bucket >= %(lo{i})s AND bucket < %(hi{i})s {where}")
         params |= {f"lo{i}": s.lo, f"hi{i}": s.hi}
     return " UNION ALL ".join(parts), params
 
 
-def _refined(edge: str, finer: Sequence[Tier], coarse: Tier, last: bool) -> str:
+# The edge buckets whose finer settled blocks are staged for the refinement: beyond this many distinct
+# first and last buckets (series that started and stopped on that many different days or hours), the
+# edges are refined from the finer tiers' rows only, to the finest tier that still holds them as rows.
+MAX_EDGE_BUCKETS = 200
+
+
+def _refined(edge: str, finer: Sequence[Tier], coarse: Tier, last: bool, sources: dict[str, str]) -> str:
     """The edge bucket to the finest tier that holds it, as ARRAY[epoch, tier seconds] (NULL when
     no finer tier does): each finer tier, finest first, is searched only inside the coarse bucket
-    found, and COALESCE stops at the first that answers (one or two index probes per series)."""
+    found, and COALESCE stops at the first that answers (one or two index probes per series).
+    sources: each finer tier's FROM item, its settled blocks around the edges staged."""
     agg = "max" if last else "min"
     upper = (f"least({edge} + interval '{coarse.seconds} seconds', %(hi)s)" if last
              else f"{edge} + interval '{coarse.seconds} seconds'")
-    probes = [f"(SELECT ARRAY[extract(epoch FROM {agg}(bucket))::float8, {t.seconds}] FROM {t.table} "
+    probes = [f"(SELECT ARRAY[extract(epoch FROM {agg}(bucket))::float8, {t.seconds}] FROM {sources[t.name]} f "
               f"WHERE series_id = a.series_id AND bucket >= {edge} AND bucket < {upper} "
               f"HAVING {agg}(bucket) IS NOT NULL)"
               for t in finer]
@@ -80,18 +92,32 @@ def aggregates(segments: list[Segment], series_ids: list[int] | None) -> dict[in
     if not segments:
         return {}
     where = "AND series_id = ANY(%(ids)s)" if series_ids is not None else ""
-    union, params = _union(segments, "series_id, bucket, sum_delta, samples, max_rate", where)
-    params |= {"ids": series_ids, "hi": segments[-1].hi}
     coarse = segments[0].tier
     finer = TIERS[:TIERS.index(coarse)]                          # finest first: 1m, 15m, 1h under 1d
-    with connection.cursor() as cur:
+    with transaction.atomic(), connection.cursor() as cur:
+        pairs = None
+        if series_ids is not None:
+            cur.execute("SELECT id, switch_id FROM traffic_series WHERE id = ANY(%s)", [series_ids])
+            pairs = cur.fetchall()
+        sources = traffic_queries.stage_segments(cur, pairs, [(s.tier.name, s.lo, s.hi) for s in segments])
+        union, params = _union(segments, "series_id, bucket, sum_delta, samples, max_rate", where, sources)
+        params |= {"ids": series_ids, "hi": segments[-1].hi}
         cur.execute(f"""
-WITH a AS (SELECT series_id, min(bucket) AS first_b, max(bucket) AS last_b, sum(sum_delta)::bigint AS total,
-                  sum(samples)::bigint AS samples, max(max_rate) AS peak FROM ({union}) b GROUP BY series_id)
+CREATE TEMP TABLE cellar_dataset_edges ON COMMIT DROP AS
+SELECT series_id, min(bucket) AS first_b, max(bucket) AS last_b, sum(sum_delta)::bigint AS total,
+       sum(samples)::bigint AS samples, max(max_rate) AS peak FROM ({union}) b GROUP BY series_id""", params)
+        # the finer tiers' settled blocks around the edges (few distinct: series start and stop together)
+        cur.execute("SELECT e FROM (SELECT first_b FROM cellar_dataset_edges UNION SELECT last_b "
+                    "FROM cellar_dataset_edges) x(e) LIMIT %s", [MAX_EDGE_BUCKETS + 1])
+        edges = [(e, e + coarse.width) for (e,) in cur.fetchall()]
+        if len(edges) > MAX_EDGE_BUCKETS:      # refined from the finer tiers' rows only
+            edges = []
+        probes = {t.name: tier_read.stage_ranges(cur, t, pairs, edges) for t in finer}
+        cur.execute(f"""
 SELECT a.series_id, extract(epoch FROM a.first_b)::float8, extract(epoch FROM a.last_b)::float8, a.total,
        a.samples, a.peak,
-       {_refined("a.first_b", finer, coarse, last=False)}, {_refined("a.last_b", finer, coarse, last=True)}
-FROM a""", params)
+       {_refined("a.first_b", finer, coarse, False, probes)}, {_refined("a.last_b", finer, coarse, True, probes)}
+FROM cellar_dataset_edges a""", params)
         rows = cur.fetchall()
     by_seconds = {t.seconds: t for t in TIERS}
     out = {}

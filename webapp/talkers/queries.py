@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
-from collector.archive.tiers import TIER, TIERS, Tier, floor_time
+from collector.archive.tiers import TIERS, Tier, floor_time
 from collector.core.facts import CELL_BYTES
 from collector.groups.rules import ENTITY_SQL, TRAFFIC_SQL
 from collector.reader import queries as traffic_queries
@@ -104,16 +104,17 @@ def plan(lo: datetime, hi: datetime, n_series: int, cut: dict[str, datetime | No
     return Plan(chosen, start, end, main, tail)
 
 
-def _bucket_union(p: Plan, where: str) -> tuple[str, dict]:
+def _bucket_union(p: Plan, where: str, sources: dict[str, str]) -> tuple[str, dict]:
+    """The plan's buckets; sources: each tier's FROM item (its settled buckets staged: tier_read)."""
     parts: list[str] = []
     params: dict[str, Any] = {}
     if p.main is not None:
         parts.append(f"SELECT t.series_id, t.sum_delta, t.sum_interval_ms, t.max_rate, t.samples, t.flagged "
-                     f"FROM {TIER[p.main[0]].table} t {where} t.bucket >= %(mlo)s AND t.bucket < %(mhi)s")
+                     f"FROM {sources[p.main[0]]} t {where} t.bucket >= %(mlo)s AND t.bucket < %(mhi)s")
         params |= {"mlo": p.main[1], "mhi": p.main[2]}
     if p.tail:
         parts.append(f"SELECT t.series_id, t.sum_delta, t.sum_interval_ms, t.max_rate, t.samples, t.flagged "
-                     f"FROM ({traffic_queries.tail_sql(p.tier.name, p.tail)}) t {where} true")
+                     f"FROM ({traffic_queries.tail_sql(p.tier.name, p.tail, sources=sources)}) t {where} true")
         for i, (_, lo, hi) in enumerate(p.tail):
             params[f"lo{i}"], params[f"hi{i}"] = lo, hi
     return " UNION ALL ".join(parts), params
@@ -155,27 +156,31 @@ def aggregate(p: Plan, sel: str, params: dict, filter_first: bool, order_by: str
     if p.main is None and not p.tail:
         return [], Totals(0, 0.0, 0, None)
     where = "JOIN sel ON sel.id = t.series_id WHERE" if filter_first else "WHERE"
-    union, uparams = _bucket_union(p, where)
-    all_params = {**params, **uparams, "limit": limit}
-    if p.tail:
-        with connection.cursor() as cur:
-            cur.execute(f"SELECT array_agg(id), array_agg(DISTINCT switch_id) FROM ({sel}) x", params)
-            tail_ids, tail_sw = cur.fetchone()
-        all_params["ids"], all_params["sw"] = tail_ids or [], tail_sw or []
     direction = "DESC" if descending else "ASC"
     sql = f"""
 WITH sel AS MATERIALIZED ({sel}),
 a AS (SELECT series_id, sum(sum_delta)::bigint AS d, sum(sum_interval_ms)::bigint AS i, max(max_rate) AS m,
-             sum(samples)::bigint AS n, sum(flagged)::bigint AS f FROM ({union}) b GROUP BY series_id),
+             sum(samples)::bigint AS n, sum(flagged)::bigint AS f FROM (__UNION__) b GROUP BY series_id),
 v AS (SELECT a.series_id, sel.switch_id, sel.k, sel.kb, a.d, a.i, a.m * sel.k AS peak,
              a.d::float8 * 1000 / a.i * sel.k AS avg, a.n, a.f
         FROM a JOIN sel ON sel.id = a.series_id WHERE sel.k IS NOT NULL AND a.i > 0)
 SELECT series_id, switch_id, k, kb, d, i, peak, avg, n, f, count(*) OVER (), sum(avg) OVER (), sum(d) OVER (),
        sum(d * kb) OVER (), count(kb) OVER ()
   FROM v ORDER BY {ORDER[order_by]} {direction} NULLS LAST, series_id LIMIT %(limit)s"""
-    with connection.cursor() as cur:
+    with transaction.atomic(), connection.cursor() as cur:
+        pairs = None            # a small scope stages its own series' settled buckets; else every series'
+        tail_ids: list[int] = []
+        tail_sw: list[int] = []
+        if filter_first or p.tail:
+            cur.execute(f"SELECT id, switch_id FROM ({sel}) x", params)
+            found = cur.fetchall()
+            pairs = found if filter_first else None
+            tail_ids, tail_sw = [r[0] for r in found], sorted({r[1] for r in found})
+        sources = traffic_queries.stage_segments(cur, pairs, ([p.main] if p.main is not None else []) + list(p.tail))
+        union, uparams = _bucket_union(p, where, sources)
+        all_params = {**params, **uparams, "limit": limit, "ids": tail_ids, "sw": tail_sw}
         cur.execute("SELECT set_config('work_mem', %s, true)", [WORK_MEM])
-        cur.execute(sql, all_params)
+        cur.execute(sql.replace("__UNION__", union), all_params)
         rows = cur.fetchall()
     if not rows:
         return [], Totals(0, 0.0, 0, None)

@@ -18,7 +18,9 @@ from django.db import connection, transaction
 
 from collector.archive import rollup, settle, tier_read
 from collector.archive.tiers import SETTLED_TIERS, TIER, TIERS
-from collector.reader import catalog, queries
+from collector.bursts.models import Burst
+from collector.bursts.scan import scan_day
+from collector.reader import catalog, latest, queries
 from tests.collector.archive.test_tier_blocks import N, _polls
 from tests.support import traffic_factory as f
 
@@ -143,5 +145,35 @@ def test_plots_csv_and_first_data_read_settled_buckets_as_rows(client):
     _settle_all()
     assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
     after = _pages(client, members)
+    for key in before:
+        assert after[key] == before[key], key
+
+
+def _others(client, sw, members) -> dict:
+    """The other readers of the tiers: top talkers, a day's burst scan, the data inventory (with the
+    bursts found), the status pages' rate at a past time. (An alert rule's window reads settled
+    minutes only when it is longer than CELLAR_SETTLE_AFTER_HOURS, through the same staging.)"""
+    lo, hi = T0 + timedelta(hours=2), T0 + timedelta(days=1, hours=20)
+    talkers = client.get(f"/talkers/api?start={lo:%Y-%m-%dT%H:%M:%SZ}&end={hi:%Y-%m-%dT%H:%M:%SZ}&n=10")
+    assert talkers.status_code == 200, talkers.content[:300]
+    scan_day(T0.date(), True)
+    bursts = sorted(Burst.objects.values_list("series_id", "start", "end", "volume", "peak"))
+    datasets = client.get("/datasets/api")
+    assert datasets.status_code == 200, datasets.content[:300]
+    at = latest.rates_at(T0 + timedelta(hours=9, minutes=31), {s.id for s in members})
+    volatile = ("now", "server_ms", "end", "bursts_last_scanned")
+    return {"talkers": {k: v for k, v in talkers.json().items() if k not in volatile},
+            "datasets": {k: v for k, v in datasets.json().items() if k not in volatile}, "bursts": bursts,
+            "rates_at": at}
+
+
+def test_talkers_inventory_bursts_alerts_and_status_read_settled_buckets_as_rows(client):
+    sw, members = _archive()
+    before = _others(client, sw, members)
+    assert before["bursts"] and before["talkers"]["rows"] and before["rates_at"][1] == "1m"
+    assert {r["first_precision"] for r in before["datasets"]["rows"]} == {"1m"}
+    _settle_all()
+    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    after = _others(client, sw, members)
     for key in before:
         assert after[key] == before[key], key

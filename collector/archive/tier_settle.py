@@ -169,9 +169,7 @@ def reopen(cur, tier_name: str, switch_id: int | None, lo: datetime, hi: datetim
     found = tier_read.blocks(cur, tier, None if switch_id is None else [switch_id], None, lo, hi)
     if not found:
         return 0
-    rows, text = tier_read.rows_text(tier, found)
-    with cur.copy(f"COPY {tier.table} ({tier_read.COPY_COLUMNS}) FROM STDIN") as copy:
-        copy.write(text)
+    rows = tier_read.put_back(cur, tier, found)
     for sw, at, _, _ in found:
         _delete_blocks(cur, tier, sw, at, at + timedelta(seconds=1))
     log.info("settle: reopened %d %s blocks (%d buckets) for a recomputed range %s", len(found), tier.name, rows,

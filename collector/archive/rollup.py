@@ -400,6 +400,7 @@ def retention(now: datetime | None = None) -> dict[str, int]:
                 # a chunk of blocks ends where its last day ends: dropped once that is past the cutoff
                 for table in SETTLED_TABLES:
                     dropped[table] = chunks.drop_chunks(table, older_than)
+        dropped.update(tier_settle.drop_before(plan))       # settled tier buckets past their tier's cutoff
     if any(dropped.values()):
         log.info("retention: dropped chunks %s", dropped)
     return dropped

@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from collector.archive import chunks, tier_read
-from collector.archive.tiers import CONSUMER, SETTLED_TIERS, TIER, Tier
+from collector.archive.tiers import CONSUMER, SETTLED_TIER_TABLES, SETTLED_TIERS, TIER, Tier
 from collector.core import tierblocks
 
 log = logging.getLogger(__name__)
@@ -155,6 +155,32 @@ def run(report: TierReport, now: datetime, done: dict[str, datetime | None], out
             for chunk, c_lo, c_hi in ended:
                 report.chunks_dropped += chunks.drop_if_empty(tier.table, chunk, c_lo, c_hi)
     return True
+
+
+# --- retention ------------------------------------------------------------------------------
+
+def drop_before(older_than: dict[str, datetime]) -> dict[str, int]:
+    """Retention of settled buckets: per settled tier (its cutoff in older_than, as the tier's rows
+    are dropped), its blocks whose span ends at or before the cutoff deleted, then the chunks of the
+    block tables left empty dropped; returns blocks deleted per tier and chunks dropped per table."""
+    out: dict[str, int] = {}
+    cuts = {name: at for name, at in older_than.items() if name in tier_read.STAGED}
+    for name, at in cuts.items():
+        tier = TIER[name]
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute("DELETE FROM traffic_settled_tier_series WHERE tier = %s AND lo <= %s", [name, at - tier.block])
+            cur.execute("DELETE FROM traffic_settled_tier WHERE tier = %s AND lo <= %s", [name, at - tier.block])
+            out[f"settled {name}"] = cur.rowcount
+    if cuts:
+        until = max(cuts.values())
+        for table in SETTLED_TIER_TABLES:
+            with connection.cursor() as cur:
+                cur.execute("SELECT format('%%I.%%I', chunk_schema, chunk_name), range_start, range_end "
+                            "FROM timescaledb_information.chunks WHERE hypertable_name = %s AND range_end <= %s",
+                            [table, until])
+                found = cur.fetchall()
+            out[table] = sum(chunks.drop_if_empty(table, c, lo, hi) for c, lo, hi in found)
+    return out
 
 
 # --- late buckets --------------------------------------------------------------------------

@@ -177,3 +177,19 @@ def test_talkers_inventory_bursts_alerts_and_status_read_settled_buckets_as_rows
     after = _others(client, sw, members)
     for key in before:
         assert after[key] == before[key], key
+
+
+def test_retention_deletes_settled_blocks_with_their_tier(settings):
+    _, members = _archive()
+    _settle_all()
+    before_1h = _read(TIER["1h"], members)
+    settings.CELLAR_RETENTION_1M_DAYS, settings.CELLAR_RETENTION_15M_DAYS = 7, 90      # the data is 100 days old
+    settings.CELLAR_RETENTION_1H_DAYS, settings.CELLAR_RETENTION_1D_DAYS = 730, 0
+    dropped = rollup.retention()
+    assert dropped["settled 1m"] >= 2 and dropped["settled 15m"] >= 1 and "settled 1h" in dropped
+    assert set(_blocks()) == {"1h"}
+    assert _read(TIER["1m"], members) == [] and _read(TIER["15m"], members) == []
+    assert _read(TIER["1h"], members) == before_1h
+    with connection.cursor() as cur:
+        cur.execute("SELECT count(*) FROM traffic_settled_tier_series WHERE tier <> '1h'")
+        assert cur.fetchone()[0] == 0

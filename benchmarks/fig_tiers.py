@@ -11,6 +11,8 @@ tier computed by Cellar's own rollup (collector/archive/rollup.recompute over th
   the buckets). Goal ≤ 4 bytes (issue: "every tier"). Not counted: the row that would hold each
   block (~60 bytes with its index, one per series and block: 0.04 bytes a 1-minute bucket). The
   encoding is deterministic, so it is done once and its figure repeated for each run.
+- 18f-18k (benchmarks/tier_reads.py): the tiers settled for real by Cellar's settle run, their
+  bytes on disk, and the readers of the tiers timed before and after settling.
 - 18e, one series-day of the 1-minute tier read back: its blocks fetched from a table (the
   switch's spine and the series' column, bytea) and decoded into rows, against the bare SELECT of
   the same rows from traffic_rollup_1m (median of REPS reads per run).
@@ -25,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from benchmarks import fig_storage
+from benchmarks import fig_storage, tier_reads
 from benchmarks.core import Context, Measure
 from collector.core import tierblocks  # pure: no Django, safe before the benchmark's setup
 
@@ -161,4 +163,5 @@ def run(ctx: Context) -> list[Measure]:
                            "bare SELECT of the same rows", [b / s for b, s in zip(blocks, bare, strict=True)],
                            "blocks / bare select", "", higher_is_better=False))
         cur.execute("DROP TABLE bench_tier_block")
+    out += tier_reads.run(ctx, datetime.fromtimestamp(fig_storage.START, UTC), -(-int(hours) // 24))
     return out

@@ -17,6 +17,8 @@ than today by more than 20 %). The answers must be equal before and after (else 
 """
 from __future__ import annotations
 
+import json
+import math
 import statistics
 import time
 from datetime import UTC, datetime, timedelta
@@ -48,8 +50,6 @@ def _call(view, path: str, query: dict) -> tuple[float, bytes]:
 
 def _stable(body: bytes) -> bytes:
     """The answer without what changes from call to call (the time of the call, its duration)."""
-    import json
-
     try:
         doc = json.loads(body)
     except ValueError:
@@ -58,6 +58,33 @@ def _stable(body: bytes) -> bytes:
         for key in ("now", "server_ms", "notes"):
             doc.pop(key, None)
     return json.dumps(doc, sort_keys=True).encode()
+
+
+def _same(a: bytes, b: bytes) -> bool:
+    """Equal answers: CSV byte for byte; JSON with its floats to 1e-12 relative (a sum of float
+    averages over rows in another order, the talkers' totals, differs in its last bits)."""
+    if a == b:
+        return True
+    try:
+        x, y = json.loads(a), json.loads(b)
+    except ValueError:
+        return False
+
+    def close(p, q) -> bool:
+        if isinstance(p, float) and isinstance(q, float):
+            return math.isclose(p, q, rel_tol=1e-12)
+        if isinstance(p, dict) and isinstance(q, dict):
+            return p.keys() == q.keys() and all(close(p[k], q[k]) for k in p)
+        if isinstance(p, list) and isinstance(q, list):
+            return len(p) == len(q) and all(close(u, v) for u, v in zip(p, q, strict=True))
+        return p == q
+    return close(x, y)
+
+
+def _difference(a: bytes, b: bytes) -> str:
+    """Where two answers first differ, with some context."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"at byte {at}: {a[max(0, at - 120):at + 80]!r} against {b[max(0, at - 120):at + 80]!r}"
 
 
 def readers(start: datetime, days: int) -> list[tuple[str, str, object, str, dict]]:
@@ -136,8 +163,9 @@ def run(ctx: Context, data_start: datetime, days: int) -> list[Measure]:
         raise RuntimeError(f"settled {buckets} buckets of {buckets_rows}")
     after, again = _time_all(ctx, cases)
     for key in answers:
-        if again[key] != answers[key]:
-            raise RuntimeError(f"{key}: the answer read from blocks differs from the answer read from rows")
+        if not _same(again[key], answers[key]):
+            raise RuntimeError(f"{key}: the answer read from blocks differs from the answer read from rows: "
+                               f"{_difference(answers[key], again[key])}")
     rows_b = sum(sizes.values()) / buckets
     out = [Measure("18f", f"The 1m, 15m and 1h tiers settled by Cellar's settle run: {buckets:,} buckets stored as "
                           "blocks (both block tables: heap, TOAST, indexes)", "bytes / counter-bucket",

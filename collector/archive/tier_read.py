@@ -33,9 +33,10 @@ Block = tuple[int, datetime, tierblocks.TierSpine, dict[int, tierblocks.TierColu
 
 
 def blocks(cur, tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[int] | None,
-           lo: datetime | None, hi: datetime | None) -> list[Block]:
+           lo: datetime | None, hi: datetime | None, rates: tuple[str, ...] = tierblocks.RATES) -> list[Block]:
     """The tier's settled blocks overlapping [lo, hi) of these switches (None: every switch), decoded
-    for these series (None: every series of the block), oldest first per switch."""
+    for these series (None: every series of the block), oldest first per switch; `rates`: the
+    extreme rates the reader needs (tierblocks.decode_column: the others come back NULL)."""
     lo, hi = lo or NEVER, hi or FOREVER
     where = "" if switch_ids is None else " AND switch_id = ANY(%(switches)s)"
     params = {"tier": tier.name, "lo": lo, "hi": hi, "start": max(lo, NEVER) - tier.block,
@@ -55,7 +56,7 @@ def blocks(cur, tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequen
                  "series": list(series_ids or ())})
     cols: dict[tuple[int, datetime], dict[int, tierblocks.TierColumn]] = {k: {} for k in keys}
     for sw, at, sid, b in cur.fetchall():
-        cols[(sw, at)][sid] = tierblocks.decode_column(bytes(b), spines[(sw, at)])
+        cols[(sw, at)][sid] = tierblocks.decode_column(bytes(b), spines[(sw, at)], rates)
     return [(sw, at, spines[(sw, at)], cols[(sw, at)]) for sw, at in keys]
 
 
@@ -64,13 +65,14 @@ def epoch_s(t: datetime) -> int:
 
 
 def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None,
-          hi: datetime | None) -> str:
+          hi: datetime | None, rates: tuple[str, ...] = tierblocks.RATES) -> str:
     """Inside the reading transaction: the settled buckets of these (series id, switch id) pairs (None:
     every series) in [lo, hi) into the tier's staging table; returns the statement's source for the
-    tier: its table alone when none of them is settled there."""
+    tier: its table alone when none of them is settled there. rates: the extreme rates the statement
+    reads (max_rate, min_rate: "max", "min"); the others are staged NULL."""
     if tier.name not in STAGED or (series is not None and not series):
         return tier.table
-    found = _found(cur, tier, series, lo, hi)
+    found = _found(cur, tier, series, lo, hi, rates)
     if not found:
         return tier.table
     _fill(cur, tier, found, lo, hi)
@@ -78,7 +80,7 @@ def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetim
 
 
 def stage_ranges(cur, tier: Tier, series: Sequence[tuple[int, int]] | None,
-                 ranges: Sequence[tuple[datetime, datetime]]) -> str:
+                 ranges: Sequence[tuple[datetime, datetime]], rates: tuple[str, ...] = tierblocks.RATES) -> str:
     """stage, for several ranges at once (their blocks whole: the statement bounds what it reads)."""
     if tier.name not in STAGED or not ranges or (series is not None and not series):
         return tier.table
@@ -90,7 +92,7 @@ def stage_ranges(cur, tier: Tier, series: Sequence[tuple[int, int]] | None,
             merged.append([lo, hi])
     found: dict[tuple[int, datetime], Block] = {}
     for lo, hi in merged:
-        found.update({(b[0], b[1]): b for b in _found(cur, tier, series, lo, hi)})
+        found.update({(b[0], b[1]): b for b in _found(cur, tier, series, lo, hi, rates)})
     if not found:
         return tier.table
     _fill(cur, tier, list(found.values()), None, None)
@@ -98,10 +100,10 @@ def stage_ranges(cur, tier: Tier, series: Sequence[tuple[int, int]] | None,
 
 
 def _found(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None,
-           hi: datetime | None) -> list[Block]:
+           hi: datetime | None, rates: tuple[str, ...] = tierblocks.RATES) -> list[Block]:
     if series is None:
-        return blocks(cur, tier, None, None, lo, hi)
-    return blocks(cur, tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi)
+        return blocks(cur, tier, None, None, lo, hi, rates)
+    return blocks(cur, tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi, rates)
 
 
 def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None) -> None:

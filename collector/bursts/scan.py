@@ -62,7 +62,7 @@ def _series_of_day(day: date):
     with transaction.atomic(), connection.cursor() as plain:
         plain.execute("SELECT id, capacity_per_s FROM traffic_series")
         capacity = dict(plain.fetchall())
-        source = tier_read.stage(plain, TIER["1m"], None, lo, lo + ONE_DAY)   # a settled day: its blocks
+        source = tier_read.stage(plain, TIER["1m"], None, lo, lo + ONE_DAY, rates=("max",))   # a settled day
         cur = connection.connection.cursor(name="cellar_burst_scan")
         cur.itersize = FETCH_ROWS
         cur.execute("SELECT series_id, extract(epoch FROM bucket), sum_delta, sum_interval_ms, "

@@ -107,6 +107,15 @@ def _rates_from(r: Reader, m: int, guess: np.ndarray, cand: np.ndarray, sum_delt
     return out, null
 
 
+def _skip_rates(r: Reader) -> None:
+    """Past one rate's sections (_rates_bytes) without decoding them."""
+    for _ in range(4):
+        r.section()
+    r.u32()
+    r.section()
+    r.section()
+
+
 def column_pairs(c: TierColumn, spine: TierSpine) -> tuple[Pairs, Pairs]:
     """How a column's max and min rates are stored (what encode_column finds): for measuring."""
     p = np.asarray(c.present, bool)
@@ -163,7 +172,12 @@ def encode_column(c: TierColumn, spine: TierSpine) -> bytes:
                            sum_delta, interval, others))
 
 
-def decode_column(data: bytes, spine: TierSpine) -> TierColumn:
+RATES = ("max", "min")
+
+
+def decode_column(data: bytes, spine: TierSpine, rates: tuple[str, ...] = RATES) -> TierColumn:
+    """A column block back; `rates`: which extreme rates to decode (the others come back NULL: a
+    reader of sums alone skips two thirds of the work)."""
     r, n = open_block(data, MAGIC_COLUMN, "tier column")
     if n != len(spine):
         raise CodecError(f"tier column of {n} buckets, its spine {len(spine)}")
@@ -175,8 +189,14 @@ def decode_column(data: bytes, spine: TierSpine) -> TierColumn:
     flagged = unints(r.section(), m)
     guess = mean_interval(interval, samples)
     cand = spine.candidates[present]
-    max_rate, max_null = _rates_from(r, m, guess, cand, sum_delta, interval)
-    min_rate, min_null = _rates_from(r, m, guess, cand, sum_delta, interval)
+    got = {}
+    for name in RATES:
+        if name in rates:
+            got[name] = _rates_from(r, m, guess, cand, sum_delta, interval)
+        else:
+            _skip_rates(r)
+            got[name] = (np.zeros(m, np.float64), np.ones(m, bool))
+    (max_rate, max_null), (min_rate, min_null) = got["max"], got["min"]
     r.done()
 
     def spread(a: np.ndarray, fill) -> np.ndarray:

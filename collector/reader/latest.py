@@ -137,7 +137,7 @@ def rates_at(at: datetime, sids: set[int]) -> tuple[dict[int, tuple[float | None
         pairs = cur.fetchall()
         for tier in TIERS:
             bucket = floor_time(at, tier.seconds)
-            source = tier_read.stage(cur, tier, pairs, bucket, bucket + tier.width)
+            source = tier_read.stage(cur, tier, pairs, bucket, bucket + tier.width, rates=())
             cur.execute(f"SELECT series_id, sum_delta, sum_interval_ms, flagged FROM {source} t "
                         "WHERE series_id = ANY(%s) AND bucket = %s", [sorted(sids), bucket])
             rows = cur.fetchall()

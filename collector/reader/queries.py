@@ -291,17 +291,19 @@ def tail_sql(res: str, tail: Sequence[Segment], few: bool = False, sources: dict
             f"FROM ({' UNION ALL '.join(parts)}) x GROUP BY 1, 2")
 
 
-def stage_segments(cur, pairs: Sequence[tuple[int, int]] | None, segments: Sequence[Segment]) -> dict[str, str]:
+def stage_segments(cur, pairs: Sequence[tuple[int, int]] | None, segments: Sequence[Segment],
+                   rates: tuple[str, ...] = ("max", "min")) -> dict[str, str]:
     """Inside the reading transaction: the settled buckets of these (series id, switch id) pairs (None:
-    every series) that the segments' tiers hold staged (collector/archive/tier_read.py); the FROM item
-    of each tier read (raw segments are read elsewhere)."""
-    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi) for name, lo, hi in segments if name != "raw"}
+    every series) that the segments' tiers hold staged (collector/archive/tier_read.py), with the
+    extreme rates the statement reads; the FROM item of each tier read (raw segments are read elsewhere)."""
+    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi, rates)
+            for name, lo, hi in segments if name != "raw"}
 
 
-def stage_tail(cur, series: Sequence[SeriesInfo], tail: Sequence[Segment],
-               main: Segment | None = None) -> dict[str, str]:
+def stage_tail(cur, series: Sequence[SeriesInfo], tail: Sequence[Segment], main: Segment | None = None,
+               rates: tuple[str, ...] = ("max", "min")) -> dict[str, str]:
     """stage_segments for these series, the main segment (if any) and the tail."""
-    return stage_segments(cur, [(s.id, s.switch_id) for s in series], ([main] if main else []) + list(tail))
+    return stage_segments(cur, [(s.id, s.switch_id) for s in series], ([main] if main else []) + list(tail), rates)
 
 
 def stage_raw(cur, series: Sequence[SeriesInfo], lo: datetime, hi: datetime) -> bool:
@@ -456,7 +458,7 @@ def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
         else:
             parts = []
             params = tail_params(series, tail)
-            sources = stage_tail(cur, series, tail, (basis, main[1], main[2]) if main is not None else None)
+            sources = stage_tail(cur, series, tail, (basis, main[1], main[2]) if main is not None else None, rates=())
             if main is not None:
                 parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM {sources[basis]} m "
                              "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")

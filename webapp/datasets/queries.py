@@ -99,7 +99,8 @@ def aggregates(segments: list[Segment], series_ids: list[int] | None) -> dict[in
         if series_ids is not None:
             cur.execute("SELECT id, switch_id FROM traffic_series WHERE id = ANY(%s)", [series_ids])
             pairs = cur.fetchall()
-        sources = traffic_queries.stage_segments(cur, pairs, [(s.tier.name, s.lo, s.hi) for s in segments])
+        sources = traffic_queries.stage_segments(cur, pairs, [(s.tier.name, s.lo, s.hi) for s in segments],
+                                                 rates=("max",))
         union, params = _union(segments, "series_id, bucket, sum_delta, samples, max_rate", where, sources)
         params |= {"ids": series_ids, "hi": segments[-1].hi}
         cur.execute(f"""
@@ -112,7 +113,7 @@ SELECT series_id, min(bucket) AS first_b, max(bucket) AS last_b, sum(sum_delta):
         edges = [(e, e + coarse.width) for (e,) in cur.fetchall()]
         if len(edges) > MAX_EDGE_BUCKETS:      # refined from the finer tiers' rows only
             edges = []
-        probes = {t.name: tier_read.stage_ranges(cur, t, pairs, edges) for t in finer}
+        probes = {t.name: tier_read.stage_ranges(cur, t, pairs, edges, rates=()) for t in finer}
         cur.execute(f"""
 SELECT a.series_id, extract(epoch FROM a.first_b)::float8, extract(epoch FROM a.last_b)::float8, a.total,
        a.samples, a.peak,

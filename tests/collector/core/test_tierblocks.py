@@ -65,6 +65,19 @@ def test_a_tier_block_gives_back_every_row_exactly(width, n):
     assert _same(sorted(rows), back)
 
 
+@pytest.mark.parametrize("rates,kept", [(("max",), (4,)), (("min",), (5,)), ((), ())])
+def test_a_reader_of_some_rates_gets_them_exactly_and_the_others_null(rates, kept):
+    rng = np.random.default_rng(5)
+    lo = 20000 * DAY
+    rows = _buckets(rng, 60, 600, [3, 7, 12], lo)
+    spine, cols = tb.split(rows, lo, 60)
+    back_spine = tb.decode_spine(tb.encode_spine(spine))
+    back = tb.join(back_spine, {sid: tb.decode_column(tb.encode_column(c, spine), back_spine, rates)
+                                for sid, c in cols.items()}, lo, 60)
+    want = [tuple(v if k not in (4, 5) or k in kept else None for k, v in enumerate(r)) for r in sorted(rows)]
+    assert _same(want, back)
+
+
 def test_a_rate_no_pair_gives_is_kept_as_its_bits():
     rows = [(1, 0, 10, 15000, 0.1 + 1e-17 * 3, 1 / 3, 1, 0), (1, 60, 10, 15000, 7.0, 7.0, 1, 0),
             (2, 0, 5, 0, None, None, 1, 1), (2, 60, 2 ** 62, 15000, float(2 ** 62) * 1000 / 15000, 0.0, 1, 0)]

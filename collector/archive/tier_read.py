@@ -41,22 +41,21 @@ def blocks(cur, tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequen
     where = "" if switch_ids is None else " AND switch_id = ANY(%(switches)s)"
     params = {"tier": tier.name, "lo": lo, "hi": hi, "start": max(lo, NEVER) - tier.block,
               "switches": list(switch_ids or ())}
-    cur.execute("SELECT switch_id, lo, block FROM traffic_settled_tier WHERE tier = %(tier)s AND lo > %(start)s "
-                f"AND lo < %(hi)s AND last_bucket >= %(lo)s AND first_bucket < %(hi)s{where} ORDER BY switch_id, lo",
-                params)
-    spines = {(sw, at): tierblocks.decode_spine(bytes(b)) for sw, at, b in cur.fetchall()}
-    if not spines:
-        return []
-    keys = list(spines)
-    sel = "" if series_ids is None else " AND series_id = ANY(%(series)s)"
-    cur.execute("SELECT c.switch_id, c.lo, c.series_id, c.block FROM traffic_settled_tier_series c "
-                "JOIN unnest(%(sw)s::int[], %(at)s::timestamptz[]) k(sw, at) ON c.switch_id = k.sw AND c.lo = k.at "
-                f"WHERE c.tier = %(tier)s{sel}",
-                {"sw": [k[0] for k in keys], "at": [k[1] for k in keys], "tier": tier.name,
-                 "series": list(series_ids or ())})
+    sel = "" if series_ids is None else " AND c.series_id = ANY(%(series)s)"
+    # one round trip: the spines (series NULL), then the columns of the blocks they start
+    cur.execute("WITH s AS MATERIALIZED (SELECT switch_id, lo, block FROM traffic_settled_tier WHERE tier = %(tier)s "
+                "AND lo > %(start)s AND lo < %(hi)s AND last_bucket >= %(lo)s AND first_bucket < %(hi)s"
+                f"{where}) SELECT switch_id, lo, NULL::int, block FROM s UNION ALL "
+                "SELECT c.switch_id, c.lo, c.series_id, c.block FROM traffic_settled_tier_series c "
+                f"JOIN s ON c.switch_id = s.switch_id AND c.lo = s.lo WHERE c.tier = %(tier)s{sel}",
+                {**params, "series": list(series_ids or ())})
+    got = cur.fetchall()
+    spines = {(sw, at): tierblocks.decode_spine(bytes(b)) for sw, at, sid, b in got if sid is None}
+    keys = sorted(spines)
     cols: dict[tuple[int, datetime], dict[int, tierblocks.TierColumn]] = {k: {} for k in keys}
-    for sw, at, sid, b in cur.fetchall():
-        cols[(sw, at)][sid] = tierblocks.decode_column(bytes(b), spines[(sw, at)], rates)
+    for sw, at, sid, b in got:
+        if sid is not None:
+            cols[(sw, at)][sid] = tierblocks.decode_column(bytes(b), spines[(sw, at)], rates)
     return [(sw, at, spines[(sw, at)], cols[(sw, at)]) for sw, at in keys]
 
 
@@ -65,17 +64,18 @@ def epoch_s(t: datetime) -> int:
 
 
 def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None,
-          hi: datetime | None, rates: tuple[str, ...] = tierblocks.RATES) -> str:
+          hi: datetime | None, rates: tuple[str, ...] = tierblocks.RATES, summed: bool = False) -> str:
     """Inside the reading transaction: the settled buckets of these (series id, switch id) pairs (None:
     every series) in [lo, hi) into the tier's staging table; returns the statement's source for the
     tier: its table alone when none of them is settled there. rates: the extreme rates the statement
-    reads (max_rate, min_rate: "max", "min"); the others are staged NULL."""
+    reads (max_rate, min_rate: "max", "min"); the others are staged NULL. summed: a row per series
+    and block (columns_of), for a statement that only sums each series over [lo, hi)."""
     if tier.name not in STAGED or (series is not None and not series):
         return tier.table
     found = _found(cur, tier, series, lo, hi, rates)
     if not found:
         return tier.table
-    _fill(cur, tier, found, lo, hi)
+    _fill(cur, tier, found, lo, hi, summed)
     return source(tier)
 
 
@@ -106,12 +106,14 @@ def _found(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: dateti
     return blocks(cur, tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi, rates)
 
 
-def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None) -> None:
+def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None,
+          summed: bool = False) -> None:
     table = STAGED[tier.name]
+    # one round trip; DELETE, not TRUNCATE: the table is empty but for a second staging in one
+    # transaction, and TRUNCATE makes a new file each time
     cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table.split('.')[1]} "
-                f"(LIKE {tier.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS")
-    cur.execute(f"TRUNCATE {table}")
-    data = copy_binary(columns_of(tier, found, lo, hi))
+                f"(LIKE {tier.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; DELETE FROM {table}")
+    data = copy_binary(columns_of(tier, found, lo, hi, summed))
     if data:
         with cur.copy(f"COPY {table} ({COPY_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(data)
@@ -205,10 +207,13 @@ def columns(cur, tier: Tier, series: Sequence[tuple[int, int]], lo: datetime, hi
     return columns_of(tier, _found(cur, tier, series, lo, hi), lo, hi)
 
 
-def columns_of(tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None) -> dict[str, np.ndarray]:
+def columns_of(tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None,
+               summed: bool = False) -> dict[str, np.ndarray]:
     """The blocks' buckets in [lo, hi) as flat columns (collector/reader/queries.py _BUCKET_COLUMNS:
     sid, t in microseconds since 2000-01-01, d, ms, mx, mn, n, f; NaN for a rate that does not
-    exist), unsorted."""
+    exist), unsorted. summed: one row per series and block instead, at its first bucket in the
+    range, with the sums, the highest peak and the lowest floor of its buckets there (for a statement
+    that only sums each series over the range: top talkers)."""
     out: dict[str, list[np.ndarray]] = {k: [] for k in _DTYPES}
     for _, at, spine, cols in found:
         starts = epoch_s(at) + spine.offsets * tier.seconds
@@ -219,14 +224,19 @@ def columns_of(tier: Tier, found: Sequence[Block], lo: datetime | None, hi: date
             inside &= starts < epoch_s(hi)
         for sid, c in cols.items():
             idx = np.flatnonzero(c.present & inside)
-            out["sid"].append(np.full(len(idx), sid, np.int32))
-            out["t"].append((starts[idx] - PG_EPOCH_S) * 1_000_000)
-            out["d"].append(c.sum_delta[idx])
-            out["ms"].append(c.sum_interval_ms[idx])
-            out["mx"].append(np.where(c.max_null[idx], np.nan, c.max_rate[idx]))
-            out["mn"].append(np.where(c.min_null[idx], np.nan, c.min_rate[idx]))
-            out["n"].append(c.samples[idx])
-            out["f"].append(c.flagged[idx])
+            mx = np.where(c.max_null[idx], np.nan, c.max_rate[idx])
+            mn = np.where(c.min_null[idx], np.nan, c.min_rate[idx])
+            parts: tuple[np.ndarray, ...] = (
+                np.full(len(idx), sid, np.int32), (starts[idx] - PG_EPOCH_S) * 1_000_000, c.sum_delta[idx],
+                c.sum_interval_ms[idx], mx, mn, c.samples[idx], c.flagged[idx])
+            if summed:
+                if not len(idx):
+                    continue
+                parts = tuple(np.array([v]) for v in (
+                    sid, parts[1][0], parts[2].sum(), parts[3].sum(), np.fmax.reduce(mx), np.fmin.reduce(mn),
+                    parts[6].sum(), parts[7].sum()))
+            for key, values in zip(_DTYPES, parts, strict=True):
+                out[key].append(values)
     return {k: np.concatenate(v).astype(_DTYPES[k]) if v else np.zeros(0, _DTYPES[k]) for k, v in out.items()}
 
 

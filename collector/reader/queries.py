@@ -292,11 +292,12 @@ def tail_sql(res: str, tail: Sequence[Segment], few: bool = False, sources: dict
 
 
 def stage_segments(cur, pairs: Sequence[tuple[int, int]] | None, segments: Sequence[Segment],
-                   rates: tuple[str, ...] = ("max", "min")) -> dict[str, str]:
+                   rates: tuple[str, ...] = ("max", "min"), summed: bool = False) -> dict[str, str]:
     """Inside the reading transaction: the settled buckets of these (series id, switch id) pairs (None:
     every series) that the segments' tiers hold staged (collector/archive/tier_read.py), with the
-    extreme rates the statement reads; the FROM item of each tier read (raw segments are read elsewhere)."""
-    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi, rates)
+    extreme rates the statement reads (summed: tier_read.stage); the FROM item of each tier read (raw
+    segments are read elsewhere)."""
+    return {name: tier_read.stage(cur, TIER[name], pairs, lo, hi, rates, summed)
             for name, lo, hi in segments if name != "raw"}
 
 

@@ -177,7 +177,7 @@ SELECT series_id, switch_id, k, kb, d, i, peak, avg, n, f, count(*) OVER (), sum
             pairs = found if filter_first else None
             tail_ids, tail_sw = [r[0] for r in found], sorted({r[1] for r in found})
         sources = traffic_queries.stage_segments(cur, pairs, ([p.main] if p.main is not None else []) + list(p.tail),
-                                                 rates=("max",))
+                                                 rates=("max",), summed=True)
         union, uparams = _bucket_union(p, where, sources)
         all_params = {**params, **uparams, "limit": limit, "ids": tail_ids, "sw": tail_sw}
         cur.execute("SELECT set_config('work_mem', %s, true)", [WORK_MEM])

@@ -159,6 +159,10 @@ def run(ctx: Context, data_start: datetime, days: int) -> list[Measure]:
     settle_s = time.monotonic() - t0
     with connection.cursor() as cur:
         stored, buckets = _sizes(cur)
+        cur.execute("SELECT t.tier, sum(octet_length(t.block)) + coalesce((SELECT sum(octet_length(c.block)) "
+                    "FROM traffic_settled_tier_series c WHERE c.tier = t.tier), 0), sum(t.buckets) "
+                    "FROM traffic_settled_tier t GROUP BY t.tier ORDER BY 1")
+        per_tier = {name: size / n for name, size, n in cur.fetchall()}
     if buckets != buckets_rows:
         raise RuntimeError(f"settled {buckets} buckets of {buckets_rows}")
     after, again = _time_all(ctx, cases)
@@ -173,7 +177,8 @@ def run(ctx: Context, data_start: datetime, days: int) -> list[Measure]:
                    [stored / buckets / rows_b] * ctx.runs, "blocks / rows", "≤ 4 bytes",
                    met=stored / buckets <= 4.0, higher_is_better=False)]
     out[0].notes.append(f"settling took {settle_s:.1f} s ({settle_s / buckets * 1e6:.1f} us a bucket, raw days "
-                        "included)")
+                        "included); the blocks alone, bytes a bucket: "
+                        + ", ".join(f"{name} {b:.2f}" for name, b in per_tier.items()))
     for key, title, *_ in cases:
         ratio = [a / b for a, b in zip(after[key], before[key], strict=True)]
         out.append(Measure(key, f"{title}, read from settled blocks", "ms", after[key], before[key],

@@ -4,12 +4,13 @@ compressed blocks (collector/core/tierblocks.py) in traffic_settled_tier and
 traffic_settled_tier_series (migration archive/0009), and leave the tier's table in the same
 transaction. Readers find them through collector/archive/tier_read.py.
 
-What is settled: for each tier of SETTLED_TIERS, the spans that end at or before the horizon,
-min(now - CELLAR_SETTLE_AFTER_HOURS, the tier's watermark, the watermark of the tier computed from
-it): every bucket there is final and the coarser tier has read it. One (tier, switch, span) per
-transaction, oldest span first, after the raw days (collector/archive/settle.py runs both within
-one budget). Not settled: a span of a switch with late minutes the rollup has yet to recompute.
-A span whose switches are all settled leaves empty chunks behind, dropped.
+What is settled: for each tier of SETTLED_TIERS, the buckets before the horizon, min(now -
+CELLAR_SETTLE_AFTER_HOURS, the tier's watermark, the watermark of the tier computed from it) down to
+a UTC midnight: every bucket there is final and the coarser tier has read it. A span the horizon
+cuts is settled up to it and merged again on a later day as the horizon moves (once a day at
+most). One (tier, switch, span) per transaction, oldest span first, after the raw days
+(collector/archive/settle.py runs both within one budget). Not settled: a span of a switch with
+late minutes the rollup has yet to recompute. Chunks left empty are dropped.
 
 Late data: a rollup step that recomputes buckets of a switch (collector/archive/rollup.py execute)
 first reopens the blocks overlapping its range, in the step's tier and in the tier it reads: their
@@ -26,7 +27,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from collector.archive import chunks, tier_read
-from collector.archive.tiers import CONSUMER, SETTLED_TIER_TABLES, SETTLED_TIERS, TIER, Tier
+from collector.archive.tiers import CONSUMER, SETTLED_TIER_TABLES, SETTLED_TIERS, TIER, Tier, floor_time
 from collector.core import tierblocks
 
 log = logging.getLogger(__name__)
@@ -45,16 +46,18 @@ class TierReport:
 
 
 def horizon(tier: Tier, now: datetime, done: dict[str, datetime | None]) -> datetime | None:
-    """Spans ending at or before this are settled; None before the tier and its consumer have run."""
+    """Buckets before this (a UTC midnight) are settled; None before the tier and its consumer have run."""
     marks = [m for m in (done.get(tier.name), done.get(CONSUMER[tier.name].name)) if m is not None]
     if len(marks) < 2:
         return None
-    return min([now - timedelta(hours=settings.CELLAR_SETTLE_AFTER_HOURS), *marks])
+    return floor_time(min([now - timedelta(hours=settings.CELLAR_SETTLE_AFTER_HOURS), *marks]), 86400)
 
 
-def spans(tier: Tier, until: datetime) -> list[tuple[datetime, list[tuple[str, datetime, datetime]]]]:
-    """The block spans ending by `until` that the tier's chunks hold rows in, oldest first, each with
-    the chunks (name, range) that end inside it: empty once the span and those before are settled."""
+def spans(tier: Tier, until: datetime) -> list[tuple[datetime, datetime, list[tuple[str, datetime, datetime]]]]:
+    """The block spans starting before `until` that the tier's chunks hold rows in, oldest first: (its
+    start, where its settling stops: its end or `until`, the chunks (name, range) that end inside the
+    settled part: empty once it is settled). A span is settled up to the horizon and completed on later
+    days (the block merged again): at most once a day, so its rows wait a day or two, not the span."""
     with connection.cursor() as cur:
         cur.execute("SELECT format('%%I.%%I', chunk_schema, chunk_name), range_start, range_end "
                     "FROM timescaledb_information.chunks WHERE hypertable_name = %s AND range_start < %s "
@@ -67,8 +70,9 @@ def spans(tier: Tier, until: datetime) -> list[tuple[datetime, list[tuple[str, d
     out = []
     for s in sorted(starts):
         lo = datetime.fromtimestamp(s, tz=UTC)
-        if lo + tier.block <= until:
-            out.append((lo, [c for c in found if tier.block_start(int(c[2].timestamp()) - 1) == s]))
+        upto = min(lo + tier.block, until)
+        ended = [c for c in found if c[2] <= upto and tier.block_start(int(c[2].timestamp()) - 1) == s]
+        out.append((lo, upto, ended))
     return out
 
 
@@ -90,10 +94,10 @@ def _block_rows(tier: Tier, found: list[tier_read.Block]) -> list[tierblocks.Buc
             for row in tierblocks.join(spine, cols, tier_read.epoch_s(at), tier.seconds)]
 
 
-def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport) -> None:
-    """One switch's buckets of a tier span into blocks (merged with its block if the span was settled
-    before: the rows, newer, win), its rows deleted, in one transaction."""
-    hi = lo + tier.block
+def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport, upto: datetime | None = None) -> None:
+    """One switch's buckets of a tier span (up to `upto`, else all of it) into blocks, merged with its
+    block if the span was settled before (the rows, newer, win), its rows deleted, in one transaction."""
+    hi = lo + tier.block if upto is None else min(lo + tier.block, upto)
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT 1 FROM traffic_rollup_invalidation WHERE switch_id = %s AND bucket >= %s "
                     "AND bucket < %s LIMIT 1", [switch_id, lo, hi])
@@ -145,13 +149,13 @@ def run(report: TierReport, now: datetime, done: dict[str, datetime | None], out
         until = horizon(tier, now, done)
         if until is None:
             continue
-        for lo, ended in spans(tier, until):
+        for lo, upto, ended in spans(tier, until):
             with connection.cursor() as cur:
-                switches = _switches_in(cur, tier, lo, lo + tier.block)
+                switches = _switches_in(cur, tier, lo, upto)
             for switch_id in switches:
                 if out_of_budget():
                     return False
-                settle_span(tier, switch_id, lo, report)
+                settle_span(tier, switch_id, lo, report, upto)
             for chunk, c_lo, c_hi in ended:
                 report.chunks_dropped += chunks.drop_if_empty(tier.table, chunk, c_lo, c_hi)
     return True

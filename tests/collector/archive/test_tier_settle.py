@@ -193,3 +193,19 @@ def test_retention_deletes_settled_blocks_with_their_tier(settings):
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM traffic_settled_tier_series WHERE tier <> '1h'")
         assert cur.fetchone()[0] == 0
+
+
+def test_a_span_settles_up_to_the_horizon_and_is_completed_on_a_later_day():
+    _, members = _archive()
+    before = {t.name: _read(t, members) for t in TIERS}
+    cut = T0 + timedelta(days=1)
+    settle.run(budget_s=120, now=cut + timedelta(hours=48 + 5))       # the horizon: the midnight before
+    for tier in SETTLED_TIERS:                                        # rows from the horizon on, blocks before
+        assert _rows_left(tier, members) == sum(1 for r in before[tier.name] if r[1] >= cut), tier.name
+    assert {t.name: _read(t, members) for t in TIERS} == before
+    _settle_all()
+    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert {t.name: _read(t, members) for t in TIERS} == before
+    with connection.cursor() as cur:                                  # merged: still one block a span
+        cur.execute("SELECT tier, count(*), count(DISTINCT lo) FROM traffic_settled_tier GROUP BY tier")
+        assert all(n == spans for _, n, spans in cur.fetchall())

@@ -4,10 +4,13 @@
 Readers of the tiers are SQL statements (sums, groups, the plots' unions), so settled buckets are
 read the way settled raw days are (collector/archive/settled_read.py): `stage` decodes the blocks a
 statement's series and range need into a temporary table shaped as the tier's table and returns
-the statement's source, `(SELECT * FROM traffic_rollup_1m UNION ALL SELECT * FROM <staged>)`, or
-the tier's table alone when nothing there is settled (one index probe). The temporary table lives
-in the reading transaction only (ON COMMIT DELETE ROWS: call `stage` inside transaction.atomic)
-and holds the asked series of the asked range: never a second copy of the archive.
+the statement's source, the tier's rows and the staged ones as one FROM item (`source`), or the
+tier's table alone when nothing there is settled (one index probe). The temporary table lives in
+the reading transaction only (ON COMMIT DELETE ROWS: call `stage` inside transaction.atomic) and
+holds the asked series of the asked range: never a second copy of the archive. The plots'
+pipelined statement cannot be preceded by a COPY: `columns` decodes their buckets beside it. A
+statement stored to run later (a CSV export job) names what to stage (`sources_for`), staged when
+it runs.
 
 Staged buckets are written in COPY's binary format (`copy_binary`): every double as its 8 bytes, so
 every rate is exact. Reopening a block (tier_settle.reopen) puts its buckets back through the same
@@ -22,6 +25,7 @@ import numpy as np
 
 from collector.archive.tiers import SETTLED_TIERS, TIER, Tier
 from collector.core import tierblocks
+from collector.core.isotime import PG_EPOCH_S
 
 STAGED = {t.name: f"pg_temp.cellar_settled_{t.name}" for t in SETTLED_TIERS}
 COPY_COLUMNS = "bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged"
@@ -195,7 +199,6 @@ def source(tier: Tier) -> str:
 
 # --- as numpy columns (the plots) ------------------------------------------------------------
 
-PG_EPOCH_S = 946_684_800        # timestamptz as PostgreSQL sends it: microseconds since 2000-01-01 UTC
 
 
 def columns(cur, tier: Tier, series: Sequence[tuple[int, int]], lo: datetime, hi: datetime) -> dict[str, np.ndarray]:

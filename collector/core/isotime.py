@@ -3,6 +3,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+# PostgreSQL's epoch, 2000-01-01T00:00:00Z, in Unix seconds: a binary timestamptz (COPY binary, the
+# binary protocol) is int64 microseconds since it.
+PG_EPOCH_S = 946_684_800
+
 
 def iso(t: datetime) -> str:
     """ISO 8601 UTC with a Z (fractions of a second only when there are some)."""

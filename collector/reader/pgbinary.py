@@ -26,13 +26,13 @@ from psycopg.adapt import Loader
 from psycopg.pq import Format
 
 from collector.archive.prepared import Send, read_one
+from collector.core.isotime import PG_EPOCH_S
 
 # element type name -> (OID of its array type, big-endian numpy type of one element). A
 # timestamptz is sent as int64 microseconds since 2000-01-01 UTC (see epoch_seconds).
 ARRAY_TYPES: dict[str, tuple[int, str]] = {"int4": (1007, ">i4"), "int8": (1016, ">i8"), "float8": (1022, ">f8"),
                                            "timestamptz": (1185, ">i8")}
 _ELEMENT_OIDS = {"int4": 23, "int8": 20, "float8": 701, "timestamptz": 1184}
-PG_EPOCH_S = 946_684_800        # 2000-01-01T00:00:00Z in Unix seconds
 
 
 def epoch_seconds(microseconds: np.ndarray) -> np.ndarray:

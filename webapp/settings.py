@@ -327,7 +327,7 @@ try:
     CELLAR_SETTLE_INTERVAL = env.env_int("CELLAR_SETTLE_INTERVAL", 300, minimum=10, maximum=86400)
     # Days each table keeps (0 = forever); enforced hourly with drop_chunks (beat "retention").
     CELLAR_RETENTION_RAW_DAYS = env.env_int("CELLAR_RETENTION_RAW_DAYS", 400, minimum=0)
-    CELLAR_RETENTION_1M_DAYS = env.env_int("CELLAR_RETENTION_1M_DAYS", 400, minimum=0)
+    CELLAR_RETENTION_1M_DAYS = env.env_int("CELLAR_RETENTION_1M_DAYS", 300, minimum=0)
     CELLAR_RETENTION_15M_DAYS = env.env_int("CELLAR_RETENTION_15M_DAYS", 730, minimum=0)
     CELLAR_RETENTION_1H_DAYS = env.env_int("CELLAR_RETENTION_1H_DAYS", 730, minimum=0)
     CELLAR_RETENTION_1D_DAYS = env.env_int("CELLAR_RETENTION_1D_DAYS", 0, minimum=0)

@@ -21,7 +21,7 @@ from collector.alerts import machine, scopes
 from collector.alerts.models import Override, Rule, rate_unit
 from collector.archive import settled_read, tier_read
 from collector.archive.rollup import drawn_sql
-from collector.archive.tiers import TIER
+from collector.archive.tiers import TIER, floor_time
 from collector.core.facts import Flag, bits_per_unit, quantity
 from collector.groups.resolve import MemberSeries
 from collector.poller.models import SwitchHealth
@@ -83,7 +83,8 @@ def _windows(members: list[MemberSeries], now: datetime, minutes: int) -> dict[i
             row = cur.fetchone()
             mark = max(wlo, min(row[0], now)) if row else wlo
             # a window reaches settled minutes when CELLAR_SETTLE_AFTER_HOURS is shorter than it
-            source = tier_read.stage(cur, TIER["1m"], [(m.id, m.switch_id) for m in members], wlo, mark)
+            source = tier_read.stage(cur, TIER["1m"], [(m.id, m.switch_id) for m in members],
+                                     floor_time(wlo, 60), mark)          # from the minute TIER_SQL starts at
             cur.execute(TIER_SQL.format(source=source), {"ids": ids, "wlo": wlo, "mark": mark})
             tier = {r[0]: r[1:] for r in cur.fetchall()}
     params: dict[str, Any] = {"ids": ids, "switches": switches, "now": now, "wlo": mark,

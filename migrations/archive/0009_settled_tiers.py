@@ -4,16 +4,16 @@
 traffic_settled_tier holds a switch's spine block of a tier and span (which buckets exist, the
 intervals and sample counts its series share, the intervals its extreme rates were found at), with
 its first and last bucket and count readable without decoding; traffic_settled_tier_series one
-column block per series of that switch, tier and span. The 1-minute, 15-minute and 1-hour tiers
-settle; the 1-day tier stays rows (collector/archive/tiers.py SETTLED_TIERS). Both tables are
+column block per series of that switch, tier and span. The 1-minute and 15-minute tiers settle;
+the hourly and daily tiers stay rows (collector/archive/tiers.py SETTLED_TIERS). Both tables are
 hypertables on the span's start with 40-day chunks (the longest span): retention deletes a tier's
 whole blocks past its cutoff (a chunk holds every tier). Blocks are compressed already: EXTERNAL.
 
 The primary keys lead with the switch, as traffic_settled_poll's: a read knows its series' switches.
 
-grafana.tier(interval_ms, time_from) (migration 0008) learns that a settled tier's rows start where
-its newest settled block ends, as raw rows start where the newest settled day ends: a panel over a
-settled range gets the next coarser tier that holds it, in the end the 1-day tier, always rows.
+grafana.tier(interval_ms, time_from) (migration 0008) learns that a settled tier's rows start after
+its newest settled bucket, as raw rows start where the newest settled day ends: a panel over a
+settled range gets the next coarser tier that holds it as rows, the hourly tier (it stays rows).
 """
 from django.db import migrations, models
 
@@ -49,11 +49,12 @@ ALTER TABLE traffic_settled_tier_series ALTER COLUMN block SET STORAGE EXTERNAL;
 
 def coverage(settled_tiers: bool) -> str:
     """grafana.tier(interval_ms, time_from), as 0008 wrote it or knowing settled tiers."""
-    def since(tier: str, span: str) -> str:
+    def since(tier: str, span: str, width: str) -> str:
+        # rows start after the newest settled bucket (a span is settled up to a midnight, the rest rows)
         oldest = f"(SELECT oldest FROM chunks WHERE h = 'traffic_rollup_{tier}')"
         if not settled_tiers:
             return oldest
-        return (f"greatest({oldest}, (SELECT max(lo) + interval '{span}' FROM traffic_settled_tier "
+        return (f"greatest({oldest}, (SELECT max(last_bucket) + interval '{width}' FROM traffic_settled_tier "
                 f"WHERE tier = '{tier}' AND lo > now() - interval '{span}' - interval '30 days'))")
     return f"""
 CREATE OR REPLACE FUNCTION grafana.tier(interval_ms bigint, time_from timestamptz) RETURNS text
@@ -67,9 +68,9 @@ WITH chunks AS (
     VALUES (0, 'raw', greatest(
                 (SELECT oldest FROM chunks WHERE h = 'traffic_sample'),
                 (SELECT max(lo) + interval '1 day' FROM traffic_settled_poll WHERE lo > now() - interval '30 days'))),
-           (1, '1m', {since('1m', '1 day')}),
-           (2, '15m', {since('15m', '10 days')}),
-           (3, '1h', {since('1h', '40 days')}),
+           (1, '1m', {since('1m', '1 day', '1 minute')}),
+           (2, '15m', {since('15m', '10 days', '15 minutes')}),
+           (3, '1h', {since('1h', '40 days', '1 hour')}),
            (4, '1d', '-infinity'::timestamptz)
 )
 SELECT tier FROM cover

@@ -154,9 +154,12 @@ def test_a_backup_restored_into_a_new_database_holds_the_settled_days(rolled, tm
     sw, series = rolled
     rows = _table_rows()
     settle.run(budget_s=600)
+    tiers = _tiers()
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM traffic_settled_poll")
         assert cur.fetchone()[0] == DAYS
+        cur.execute("SELECT count(*) FROM traffic_settled_tier WHERE tier = '1m'")
+        assert cur.fetchone()[0] >= DAYS                # the settled tiers go into the dump too
     call_command("backup", f"{tmp_path}/")
     (dump,) = tmp_path.glob("*.dump")
     copy = f"{connection.settings_dict['NAME']}_settled"
@@ -170,9 +173,16 @@ def test_a_backup_restored_into_a_new_database_holds_the_settled_days(rolled, tm
             cur.execute("SELECT time, uptime_cs, switch_id, layout_id, interval_ms, raw, delta, flags "
                         "FROM traffic_sample ORDER BY switch_id, time")
             left = cur.fetchall()
+            tiers_back = {}
+            with conn.transaction():            # staged rows live until the transaction ends
+                for tier in rollup.TIERS:
+                    source = tier_read.stage(cur, tier, None, None, None)
+                    cur.execute(f"SELECT {rollup.COLUMNS} FROM {source} t ORDER BY bucket, series_id")
+                    tiers_back[tier.table] = cur.fetchall()
     finally:
         with target.connect("postgres") as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(copy)))
     again = [(settled_read.from_us(t), up, sw.id, lay, iv, raw, d, f) for t, lay, up, iv, raw, d, f in back]
     assert len(days) == DAYS and len(left) == 1
     assert again + left == rows          # every reading of every poll, as it was stored
+    assert tiers_back == {k: v for k, v in tiers.items() if k != "traffic_series_total"}

@@ -3,8 +3,8 @@
 
 Two days of jittered polls of six series (test_tier_blocks' data: every flag kind, wraps, reboots,
 missed polls), 100 days ago so that every settled tier's spans are past the horizon, rolled up by
-the rollup; the settle run moves the 1-minute, 15-minute and 1-hour buckets into blocks (the 1-day
-tier stays rows), and every tier read through `tier_read.stage` gives the rows it held before, the
+the rollup; the settle run moves the 1-minute and 15-minute buckets into blocks (the hourly and
+daily tiers stay rows), and every tier read through `tier_read.stage` gives the rows it held before, the
 float rates bit for bit. A recompute over a settled range reopens its blocks and leaves the same
 buckets; the next run settles them again.
 """
@@ -16,10 +16,13 @@ from datetime import timedelta
 import pytest
 from django.db import connection, transaction
 
+from collector.alerts import readings
+from collector.alerts.models import Rule
 from collector.archive import rollup, settle, tier_read
 from collector.archive.tiers import SETTLED_TIERS, TIER, TIERS
 from collector.bursts.models import Burst
 from collector.bursts.scan import scan_day
+from collector.core.facts import Flag
 from collector.reader import catalog, latest, queries
 from tests.collector.archive.test_tier_blocks import N, _polls
 from tests.support import traffic_factory as f
@@ -82,10 +85,11 @@ def test_settled_tiers_read_as_their_rows_did_and_a_recompute_reopens_them():
     before = {t.name: _read(t, members) for t in TIERS}
     assert all(before.values())
     report = _settle_all()
-    # two days of minutes are two 1-day spans; the 15-minute and 1-hour buckets lie in one or two spans
+    # two days of minutes are two 1-day spans; the 15-minute buckets lie in one or two spans (the
+    # hourly and daily tiers stay rows)
     assert set(report.tiers.blocks) | set(_blocks()) == {t.name for t in SETTLED_TIERS}
     assert _blocks()["1m"] in (2, 3)
-    assert {t.name: _rows_left(t, members) for t in TIERS} == {"1m": 0, "15m": 0, "1h": 0,
+    assert {t.name: _rows_left(t, members) for t in TIERS} == {"1m": 0, "15m": 0, "1h": len(before["1h"]),
                                                                "1d": len(before["1d"])}
     assert {t.name: _read(t, members) for t in TIERS} == before
     # a range read stages only that range, exactly
@@ -96,10 +100,10 @@ def test_settled_tiers_read_as_their_rows_did_and_a_recompute_reopens_them():
 
     rollup.recompute(T0 + timedelta(hours=20), T0 + timedelta(hours=21), sw.id)
     assert _rows_left(TIER["1m"], members) > 0
-    assert _rows_left(TIER["1h"], members) > 0          # the 1-day step read the 1-hour blocks: reopened
+    assert _rows_left(TIER["15m"], members) > 0         # the 1-hour step read the 15-minute blocks: reopened
     assert {t.name: _read(t, members) for t in TIERS} == before
     _settle_all()
-    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert not any(_rows_left(t, members) for t in SETTLED_TIERS)
     assert {t.name: _read(t, members) for t in TIERS} == before
 
 
@@ -112,10 +116,10 @@ def test_a_late_minute_in_settled_spans_is_recomputed_from_reopened_blocks():
                     [sw.id, T0 + timedelta(hours=5, minutes=3)])
     assert not settle.run(budget_s=60).tiers.blocks         # nothing settles over a pending late minute
     assert rollup.run(budget_s=120).late_buckets == 1
-    assert {t.name: _rows_left(t, members) > 0 for t in SETTLED_TIERS} == {"1m": True, "15m": True, "1h": True}
+    assert all(_rows_left(t, members) > 0 for t in SETTLED_TIERS)
     assert {t.name: _read(t, members) for t in TIERS} == before
     _settle_all()
-    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert not any(_rows_left(t, members) for t in SETTLED_TIERS)
     assert {t.name: _read(t, members) for t in TIERS} == before
 
 
@@ -143,7 +147,7 @@ def test_plots_csv_and_first_data_read_settled_buckets_as_rows(client):
     assert before["csv 1m"].count(b"\n") > 2500 and before["first"] == T0
     assert all(s["stats"]["p95"] is not None for s in before["data 1h"]["series"])
     _settle_all()
-    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert not any(_rows_left(t, members) for t in SETTLED_TIERS)
     after = _pages(client, members)
     for key in before:
         assert after[key] == before[key], key
@@ -173,7 +177,7 @@ def test_talkers_inventory_bursts_alerts_and_status_read_settled_buckets_as_rows
     assert before["bursts"] and before["talkers"]["rows"] and before["rates_at"][1] == "1m"
     assert {r["first_precision"] for r in before["datasets"]["rows"]} == {"1m"}
     _settle_all()
-    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert not any(_rows_left(t, members) for t in SETTLED_TIERS)
     after = _others(client, sw, members)
     for key in before:
         assert after[key] == before[key], key
@@ -186,12 +190,12 @@ def test_retention_deletes_settled_blocks_with_their_tier(settings):
     settings.CELLAR_RETENTION_1M_DAYS, settings.CELLAR_RETENTION_15M_DAYS = 7, 90      # the data is 100 days old
     settings.CELLAR_RETENTION_1H_DAYS, settings.CELLAR_RETENTION_1D_DAYS = 730, 0
     dropped = rollup.retention()
-    assert dropped["settled 1m"] >= 2 and dropped["settled 15m"] >= 1 and "settled 1h" in dropped
-    assert set(_blocks()) == {"1h"}
+    assert dropped["settled 1m"] >= 2 and dropped["settled 15m"] >= 1 and "settled 1h" not in dropped
+    assert _blocks() == {}
     assert _read(TIER["1m"], members) == [] and _read(TIER["15m"], members) == []
     assert _read(TIER["1h"], members) == before_1h
     with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM traffic_settled_tier_series WHERE tier <> '1h'")
+        cur.execute("SELECT count(*) FROM traffic_settled_tier_series")
         assert cur.fetchone()[0] == 0
 
 
@@ -204,8 +208,35 @@ def test_a_span_settles_up_to_the_horizon_and_is_completed_on_a_later_day():
         assert _rows_left(tier, members) == sum(1 for r in before[tier.name] if r[1] >= cut), tier.name
     assert {t.name: _read(t, members) for t in TIERS} == before
     _settle_all()
-    assert {t.name: _rows_left(t, members) for t in SETTLED_TIERS} == {"1m": 0, "15m": 0, "1h": 0}
+    assert not any(_rows_left(t, members) for t in SETTLED_TIERS)
     assert {t.name: _read(t, members) for t in TIERS} == before
     with connection.cursor() as cur:                                  # merged: still one block a span
         cur.execute("SELECT tier, count(*), count(DISTINCT lo) FROM traffic_settled_tier GROUP BY tier")
         assert all(n == spans for _, n, spans in cur.fetchall())
+
+
+def test_an_alert_window_longer_than_the_settle_horizon_reads_settled_minutes(settings):
+    """A day's rate window evaluated now with CELLAR_SETTLE_AFTER_HOURS = 1: yesterday's minutes are
+    blocks, today's rows, the last minutes raw; the rule reads the same values before and after."""
+    f.reset_rollups()
+    sw = f.switch("alerting")
+    members = [f.series(f.port(sw, f"B{i}"), "in", metric="octets", unit="octets") for i in range(3)]
+    now = rollup.db_now()
+    start = now - timedelta(hours=30)
+    polls = [(0.0, None, [None] * 3, [int(Flag.FIRST)] * 3)]
+    t = 0.0
+    while t < 30 * 3600 - 75:
+        t += 15
+        polls.append((t, 15000, [150_000 + 7 * int(t) % 9_000, 40_000, int(t) % 3], [0, 0, 0]))
+    f.insert(sw, f.layout(sw, members), polls, t0=start)
+    for _ in range(50):
+        if rollup.run(budget_s=120).caught_up:
+            break
+    rule = Rule.objects.create(name="busy day", kind="rate", scope="switch", switch=sw, window_minutes=1440,
+                               unit="bps", threshold=1.0)
+    before = [(o.value, o.detail) for o in readings.rates(rule, now, limit=100)]
+    assert len(before) == 3 and all(v is not None for v, _ in before)
+    settings.CELLAR_SETTLE_AFTER_HOURS = 1
+    settle.run(budget_s=120)
+    assert 0 < _rows_left(TIER["1m"], members) < len(_read(TIER["1m"], members))     # the days before settled
+    assert [(o.value, o.detail) for o in readings.rates(rule, now, limit=100)] == before

@@ -2,10 +2,10 @@
 disk, and what the readers of the tiers take before and after, in one run.
 
 Data: figure 18's (figure 5's switches, a week, rolled up). The rollup is first carried (empty
-steps) past the end of the 1-hour tier's block span holding the data, so that every settled tier's
-spans are final; then the readers are timed on rows (before), `collector/archive/settle.run` moves
-the 1-minute, 15-minute and 1-hour buckets into blocks, and the same readers are timed again on
-the blocks (after). Each reader is the view a page calls (Django's RequestFactory, no HTTP), the
+steps) past the end of the longest block span holding the data, so that every settled tier's spans are
+final; then the readers are timed on rows (before), `collector/archive/settle.run` moves
+the settled tiers' buckets (1-minute and 15-minute; the hourly tier stays rows) into blocks, and
+the same readers are timed again on the blocks (after). Each reader is the view a page calls (Django's RequestFactory, no HTTP), the
 median of REPS calls per run; the ratio is after / before, goal ≤ 1.2 (the issue: reads no slower
 than today by more than 20 %). The answers must be equal before and after (else the figure fails).
 
@@ -13,7 +13,7 @@ than today by more than 20 %). The answers must be equal before and after (else 
   heap, TOAST, indexes) over the buckets they hold, against the rows those buckets took.
 - 18g-18k: a day of one port at 1 minute (plot data), the week of 48 ports at 15 minutes, the 95th
   percentile of one port over the week (1-minute rates), the CSV of 48 ports over a day at 1 minute,
-  the top talkers of the week.
+  the top talkers of a day.
 """
 from __future__ import annotations
 

@@ -2,12 +2,13 @@
 disk, and what the readers of the tiers take before and after, in one run.
 
 Data: figure 18's (figure 5's switches, a week, rolled up). The rollup is first carried (empty
-steps) past the end of the longest block span holding the data, so that every settled tier's spans are
-final; then the readers are timed on rows (before), `collector/archive/settle.run` moves
-the settled tiers' buckets (1-minute and 15-minute; the hourly tier stays rows) into blocks, and
-the same readers are timed again on the blocks (after). Each reader is the view a page calls
-(Django's RequestFactory, no HTTP), the median of REPS calls per run; the ratio is after / before, goal ≤ 1.2 (the issue: reads no slower
-than today by more than 20 %). The answers must be equal before and after (else the figure fails).
+steps) past the end of the longest block span holding the data, so that every settled tier's spans
+are final; then the readers are timed on rows (before), `collector/archive/settle.run` moves the
+settled tiers' buckets (1-minute and 15-minute; the hourly tier stays rows) into blocks, and the
+same readers are timed again on the blocks (after). Each reader is the view a page calls (Django's
+RequestFactory, no HTTP), the median of REPS calls per run; the ratio is after / before, goal ≤ 1.2
+(the issue: reads no slower than today by more than 20 %). The answers must be equal before and
+after (else the figure fails).
 
 - 18f: bytes on disk per settled counter-bucket: the two block tables (hypertable_detailed_size:
   heap, TOAST, indexes) over the buckets they hold, against the rows those buckets took.

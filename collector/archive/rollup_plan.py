@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from collector.archive.tiers import TIERS, ceil_time, floor_time
+from collector.archive.tiers import CONSUMER, TIERS, ceil_time, floor_time
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def plan_retention(now: datetime, days: Mapping[str, int],
     Raw samples are kept until the 1m tier has them, each tier until the next tier has it.
     Tables with 0 days (keep forever) or nothing rolled up yet are left alone.
     """
-    consumer = {"raw": "1m", "1m": "15m", "15m": "1h", "1h": "1d"}
+    consumer = {"raw": TIERS[0].name, **{name: tier.name for name, tier in CONSUMER.items()}}
     plan: dict[str, datetime] = {}
     for name, cutoff in cutoffs(now, days).items():
         if cutoff is None:

@@ -111,7 +111,7 @@ def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport, up
         merged = {(r[0], r[1]): r for r in _block_rows(tier, old)}
         merged.update({(r[0], r[1]): r for r in fresh})
         if old:
-            _delete_blocks(cur, tier, switch_id, lo, hi)
+            _delete_blocks(cur, tier, switch_id, lo)
         size = _write_blocks(cur, tier, switch_id, lo, list(merged.values()))
         cur.execute(f"DELETE FROM {tier.table} WHERE series_id IN (SELECT id FROM traffic_series "
                     "WHERE switch_id = %s) AND bucket >= %s AND bucket < %s", [switch_id, lo, hi])
@@ -136,10 +136,10 @@ def _write_blocks(cur, tier: Tier, switch_id: int, lo: datetime, rows: list[tier
     return size
 
 
-def _delete_blocks(cur, tier: Tier, switch_id: int, lo: datetime, hi: datetime) -> None:
+def _delete_blocks(cur, tier: Tier, switch_id: int, lo: datetime) -> None:
+    """The switch's blocks of the tier's span starting at lo."""
     for table in ("traffic_settled_tier_series", "traffic_settled_tier"):
-        cur.execute(f"DELETE FROM {table} WHERE switch_id = %s AND tier = %s AND lo >= %s AND lo < %s",
-                    [switch_id, tier.name, lo, hi])
+        cur.execute(f"DELETE FROM {table} WHERE switch_id = %s AND tier = %s AND lo = %s", [switch_id, tier.name, lo])
 
 
 def run(report: TierReport, now: datetime, done: dict[str, datetime | None], out_of_budget) -> bool:
@@ -201,7 +201,7 @@ def reopen(cur, tier_name: str, switch_id: int | None, lo: datetime, hi: datetim
         return 0
     rows = tier_read.put_back(cur, tier, found)
     for sw, at, _, _ in found:
-        _delete_blocks(cur, tier, sw, at, at + timedelta(seconds=1))
+        _delete_blocks(cur, tier, sw, at)
     log.info("settle: reopened %d %s blocks (%d buckets) for a recomputed range %s", len(found), tier.name, rows,
              lo.isoformat())
     return rows

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,3 +47,23 @@ def summarize(x: np.ndarray) -> Summary:
     pct = np.percentile(x, PERCENTILES)
     return Summary(len(x), mean, variance, std, std / mean if mean != 0 else None, float(x.min()), peak,
                    peak / mean if mean != 0 else None, {p: float(q) for p, q in zip(PERCENTILES, pct)})
+
+
+def percentile_cont(ascending: np.ndarray, fraction: float) -> float | None:
+    """PostgreSQL's percentile_cont(fraction) WITHIN GROUP (ORDER BY x) of values sorted ascending,
+    bit for bit (src/backend/utils/adt/orderedsetaggs.c: the rows at floor and ceil of fraction x
+    (n - 1), then lo + proportion x (hi - lo)); None for no values. The same arithmetic as
+    numpy's 'linear' method, but numpy interpolates from the other end above the middle, so its
+    last bit can differ from the database's: a reader that moved from SQL to numpy must not change
+    a billed number."""
+    n = len(ascending)
+    if not n:
+        return None
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"percentile fraction {fraction} is outside [0, 1]")
+    position = fraction * (n - 1)
+    first, second = math.floor(position), math.ceil(position)
+    lo = float(ascending[first])
+    if first == second:
+        return lo
+    return lo + (position - first) * (float(ascending[second]) - lo)

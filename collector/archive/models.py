@@ -234,6 +234,8 @@ class SettledTier(models.Model):
     last_bucket = models.DateTimeField()
     buckets = models.IntegerField()
     block = models.BinaryField()
+    settled_until = models.DateTimeField(null=True, help_text="the span's buckets before this are settled, none "
+                                                              "left as rows; NULL: not known")
 
     class Meta:
         db_table = "traffic_settled_tier"

@@ -10,12 +10,16 @@ a UTC midnight: every bucket there is final and the coarser tier has read it. A 
 cuts is settled up to it and merged again on a later day as the horizon moves (once a day at
 most). One (tier, switch, span) per transaction, oldest span first, after the raw days
 (collector/archive/settle.py runs both within one budget). Not settled: a span of a switch with
-late minutes the rollup has yet to recompute. Chunks left empty are dropped.
+late minutes the rollup has yet to recompute. Chunks left empty are dropped. A block records how
+far its span was settled (settled_until, migration archive/0010), so a run looks for rows only in
+the spans of switches not settled up to its horizon: a settled span costs a run one read of its
+blocks' keys, not a probe of each counter series.
 
 Late data: a rollup step that recomputes buckets of a switch (collector/archive/rollup.py execute)
 first reopens the blocks overlapping its range, in the step's tier and in the tier it reads: their
 buckets go back into the tables as they were and the blocks are deleted, in the step's transaction;
-the step then replaces its range as always and a later run settles the span again.
+the step then replaces its range as always and a later run settles the span again (the step also
+forgets how far the blocks of spans its range touches were settled: it may write rows beside them).
 """
 from __future__ import annotations
 
@@ -76,11 +80,13 @@ def spans(tier: Tier, until: datetime) -> list[tuple[datetime, datetime, list[tu
     return out
 
 
-def _switches_in(cur, tier: Tier, lo: datetime, hi: datetime) -> list[int]:
-    # A probe of the primary key per counter series: no scan of the span's rows.
-    cur.execute("SELECT DISTINCT s.switch_id FROM traffic_series s WHERE EXISTS "
-                f"(SELECT 1 FROM {tier.table} r WHERE r.series_id = s.id AND r.bucket >= %s AND r.bucket < %s) "
-                "ORDER BY 1", [lo, hi])
+def unsettled(cur, tier: Tier, lo: datetime, upto: datetime) -> list[int]:
+    """The switches whose span starting at lo is not known to be settled up to `upto` (their block's
+    settled_until; migration archive/0010): only theirs are looked at for rows, so a span once
+    settled costs one read of its blocks' rows per run, not a probe of every counter series."""
+    cur.execute("SELECT w.id FROM (SELECT DISTINCT switch_id AS id FROM traffic_layout) w WHERE NOT EXISTS "
+                "(SELECT 1 FROM traffic_settled_tier b WHERE b.switch_id = w.id AND b.tier = %s AND b.lo = %s "
+                "AND b.settled_until >= %s) ORDER BY w.id", [tier.name, lo, upto])
     return [r[0] for r in cur.fetchall()]
 
 
@@ -96,7 +102,9 @@ def _block_rows(tier: Tier, found: list[tier_read.Block]) -> list[tierblocks.Buc
 
 def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport, upto: datetime | None = None) -> None:
     """One switch's buckets of a tier span (up to `upto`, else all of it) into blocks, merged with its
-    block if the span was settled before (the rows, newer, win), its rows deleted, in one transaction."""
+    block if the span was settled before (the rows, newer, win), its rows deleted, in one transaction;
+    the block then says it is settled up to there (settled_until). Nothing while the switch has late
+    minutes to recompute in the span."""
     hi = lo + tier.block if upto is None else min(lo + tier.block, upto)
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT 1 FROM traffic_rollup_invalidation WHERE switch_id = %s AND bucket >= %s "
@@ -105,14 +113,16 @@ def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport, up
             return
         cur.execute(ROWS_SQL.format(table=tier.table), [switch_id, lo, hi])
         fresh = cur.fetchall()
-        if not fresh:
+        if not fresh:           # nothing left as rows: a block there is settled this far
+            cur.execute("UPDATE traffic_settled_tier SET settled_until = %s WHERE switch_id = %s AND tier = %s "
+                        "AND lo = %s AND settled_until IS DISTINCT FROM %s", [hi, switch_id, tier.name, lo, hi])
             return
-        old = tier_read.blocks(cur, tier, [switch_id], None, lo, hi)
+        old = tier_read.blocks(tier, [switch_id], None, lo, hi)
         merged = {(r[0], r[1]): r for r in _block_rows(tier, old)}
         merged.update({(r[0], r[1]): r for r in fresh})
         if old:
             _delete_blocks(cur, tier, switch_id, lo)
-        size = _write_blocks(cur, tier, switch_id, lo, list(merged.values()))
+        size = _write_blocks(cur, tier, switch_id, lo, list(merged.values()), hi)
         cur.execute(f"DELETE FROM {tier.table} WHERE series_id IN (SELECT id FROM traffic_series "
                     "WHERE switch_id = %s) AND bucket >= %s AND bucket < %s", [switch_id, lo, hi])
     report.blocks[tier.name] = report.blocks.get(tier.name, 0) + 1
@@ -120,13 +130,15 @@ def settle_span(tier: Tier, switch_id: int, lo: datetime, report: TierReport, up
     report.bytes += size
 
 
-def _write_blocks(cur, tier: Tier, switch_id: int, lo: datetime, rows: list[tierblocks.BucketRow]) -> int:
+def _write_blocks(cur, tier: Tier, switch_id: int, lo: datetime, rows: list[tierblocks.BucketRow],
+                  settled_until: datetime | None) -> int:
     spine, cols = tierblocks.split(rows, tier_read.epoch_s(lo), tier.seconds)
     block = tierblocks.encode_spine(spine)
     first = lo + timedelta(seconds=int(spine.offsets[0]) * tier.seconds)
     last = lo + timedelta(seconds=int(spine.offsets[-1]) * tier.seconds)
-    cur.execute("INSERT INTO traffic_settled_tier (tier, lo, switch_id, first_bucket, last_bucket, buckets, block) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s)", [tier.name, lo, switch_id, first, last, len(rows), block])
+    cur.execute("INSERT INTO traffic_settled_tier (tier, lo, switch_id, first_bucket, last_bucket, buckets, block, "
+                "settled_until) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                [tier.name, lo, switch_id, first, last, len(rows), block, settled_until])
     size = len(block)
     with cur.copy("COPY traffic_settled_tier_series (tier, lo, switch_id, series_id, block) FROM STDIN") as copy:
         for sid, col in cols.items():
@@ -151,7 +163,7 @@ def run(report: TierReport, now: datetime, done: dict[str, datetime | None], out
             continue
         for lo, upto, ended in spans(tier, until):
             with connection.cursor() as cur:
-                switches = _switches_in(cur, tier, lo, upto)
+                switches = unsettled(cur, tier, lo, upto)
             for switch_id in switches:
                 if out_of_budget():
                     return False
@@ -196,7 +208,12 @@ def reopen(cur, tier_name: str, switch_id: int | None, lo: datetime, hi: datetim
     tier = TIER[tier_name]
     if tier.name not in tier_read.STAGED:
         return 0
-    found = tier_read.blocks(cur, tier, None if switch_id is None else [switch_id], None, lo, hi)
+    # The step writes rows into its range: a block of a span holding some of it (buckets there or
+    # not: a switch down for part of the span) is no longer known to be settled as far as it said.
+    cur.execute("UPDATE traffic_settled_tier SET settled_until = NULL WHERE tier = %s AND lo > %s AND lo < %s "
+                "AND settled_until IS NOT NULL" + ("" if switch_id is None else " AND switch_id = %s"),
+                [tier.name, lo - tier.block, hi] + ([] if switch_id is None else [switch_id]))
+    found = tier_read.blocks(tier, None if switch_id is None else [switch_id], None, lo, hi)
     if not found:
         return 0
     rows = tier_read.put_back(cur, tier, found)

@@ -24,11 +24,13 @@ from collector.archive.prepared import Send, read_one
 from collector.archive.rollup import DRAWN, flagged_sql
 from collector.archive.rollup_plan import cutoffs
 from collector.archive.tiers import TIER, TIERS
+from collector.core import tierblocks
 from collector.events import read as events
 from collector.reader import catalog, pgbinary
 from collector.reader.catalog import SeriesInfo
 from collector.reader.points import Columns, bucket_columns, empty, raw_columns
 from collector.reader.resolution import Segment
+from numerics.summary import percentile_cont
 
 FETCH = 5000
 MAX_RUNS = 50          # a plot shades at most this many runs (the most recent that overlap it)
@@ -376,10 +378,12 @@ def send_buckets(series: Sequence[SeriesInfo], res: str, main: Segment | None,
 
 
 def send_bucket_rows(series: Sequence[SeriesInfo], res: str, main: Segment | None,
-                     tail: Sequence[Segment]) -> Send | None:
+                     tail: Sequence[Segment], rates: tuple[str, ...] = tierblocks.RATES) -> Send | None:
     """The buckets of send_buckets as flat columns of every series together, sorted by (series, time)
     and summed (sid, t: microseconds since 2000-01-01 UTC, d, ms, mx, mn, n, f; NaN for a rate that
-    does not exist): what a bulk export reads (collector/reader/bulk.py), without a Columns per series."""
+    does not exist): what a bulk export reads (collector/reader/bulk.py), without a Columns per series.
+    rates: the extreme rates the reader needs from settled buckets (the others NaN there: p95 reads
+    sums only)."""
     if main is None and not tail:
         return None
     params = tail_params(series, tail)
@@ -395,9 +399,8 @@ def send_bucket_rows(series: Sequence[SeriesInfo], res: str, main: Segment | Non
 
         def done() -> dict[str, np.ndarray]:
             rows = read()
-            with connection.cursor() as blocks:     # after the statement: see tier_read.added
-                for name, lo, hi in segments:
-                    rows = tier_read.added(rows, tier_read.columns(blocks, TIER[name], pairs, lo, hi))
+            for name, lo, hi in segments:       # after the statement: see tier_read.added
+                rows = tier_read.added(rows, tier_read.columns(TIER[name], pairs, lo, hi, rates))
             return _summed(rows, width_us)
         return done
     return sent
@@ -444,38 +447,43 @@ def _summed(col: dict[str, np.ndarray], width_us: int) -> dict[str, np.ndarray]:
 
 def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
         tail: Sequence[Segment]) -> dict[int, float | None]:
-    """95th percentile of the rates at `basis` resolution (raw samples or bucket averages), of
-    every series in one statement: the tier's index hands the rows over series by series, so the
-    grouped aggregate sorts only each series' own rates (48 queries of one series took 1.9x as long)."""
+    """95th percentile of the rates at `basis` resolution (raw samples or bucket averages) of every
+    series, as PostgreSQL's percentile_cont(0.95) gives it. Bucket averages: the plot's bucket
+    statement (send_bucket_rows: one prepared round trip, settled buckets decoded beside it, no
+    staging) and the percentile in numpy (numerics.summary.percentile_cont, bit for bit the
+    database's); raw samples: in one SQL statement over the rows and the staged settled days, the
+    grouped aggregate sorting each series' own rates (48 queries of one series took 1.9x as long)."""
     out: dict[int, float | None] = {s.id: None for s in series}
-    few = len(series) <= FEW_SERIES
+    if basis != "raw":
+        send = send_bucket_rows(series, basis, main, tail, rates=())
+        if send is not None:
+            out.update(bucket_percentiles(read_one(send), 0.95))
+        return out
+    assert main is not None
     with transaction.atomic(), connection.cursor() as cur:
-        if basis == "raw":
-            assert main is not None
-            staged = stage_raw(cur, series, main[1], main[2])
-            rates = (f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0, few, staged)}) x "
-                     "WHERE si > 0")
-            params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
-        else:
-            parts = []
-            params = tail_params(series, tail)
-            sources = stage_tail(cur, series, tail, (basis, main[1], main[2]) if main is not None else None, rates=())
-            if main is not None:
-                parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM {sources[basis]} m "
-                             "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
-                params["mlo"], params["mhi"] = main[1], main[2]
-            if tail:
-                parts.append("SELECT series_id, sum_delta, sum_interval_ms "
-                             f"FROM ({tail_sql(basis, tail, few, sources)}) t")
-            if not parts:
-                return out
-            rates = (f"SELECT series_id, sum_delta::float8 * 1000 / sum_interval_ms AS rate "
-                     f"FROM ({' UNION ALL '.join(parts)}) x WHERE sum_interval_ms > 0")
+        staged = stage_raw(cur, series, main[1], main[2])
+        segment = _raw_segment_sql(0, len(series) <= FEW_SERIES, staged)
+        rates = f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({segment}) x WHERE si > 0"
+        params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
         cur.execute(f"SELECT series_id, percentile_cont(0.95) WITHIN GROUP (ORDER BY rate) FROM ({rates}) r "
                     "GROUP BY series_id", params)
         for sid, value in cur.fetchall():
             out[sid] = value
     return out
+
+
+def bucket_percentiles(col: dict[str, np.ndarray], fraction: float) -> dict[int, float | None]:
+    """Per series of bucket columns (send_bucket_rows: sorted by series), the percentile of its
+    buckets' average rates, `sum_delta::float8 * 1000 / sum_interval_ms` where the interval is
+    positive, as the database computes both."""
+    live = col["ms"] > 0
+    sid = col["sid"][live]
+    rate = col["d"][live].astype(np.float64) * 1000.0 / col["ms"][live].astype(np.float64)
+    if not len(sid):
+        return {}
+    starts = np.flatnonzero(np.r_[True, sid[1:] != sid[:-1]])
+    ends = np.r_[starts[1:], len(sid)]
+    return {int(sid[a]): percentile_cont(np.sort(rate[a:b]), fraction) for a, b in zip(starts, ends, strict=True)}
 
 
 # --- poll log -------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 
 from collector.alerts import readings
 from collector.alerts.models import Rule
-from collector.archive import rollup, settle, tier_read
+from collector.archive import rollup, settle, tier_read, tier_settle
 from collector.archive.tiers import SETTLED_TIERS, TIER, TIERS
 from collector.bursts.models import Burst
 from collector.bursts.scan import scan_day
@@ -213,6 +213,53 @@ def test_a_span_settles_up_to_the_horizon_and_is_completed_on_a_later_day():
     with connection.cursor() as cur:                                  # merged: still one block a span
         cur.execute("SELECT tier, count(*), count(DISTINCT lo) FROM traffic_settled_tier GROUP BY tier")
         assert all(n == spans for _, n, spans in cur.fetchall())
+
+
+def _unsettled() -> dict[str, list[int]]:
+    """Per settled tier, the switches a settle run would look at for rows, over its spans now."""
+    now, done = rollup.db_now(), rollup.watermarks()
+    out = {}
+    for tier in SETTLED_TIERS:
+        until = tier_settle.horizon(tier, now, done)
+        assert until is not None
+        with connection.cursor() as cur:
+            out[tier.name] = sorted({sw for lo, upto, _ in tier_settle.spans(tier, until)
+                                     for sw in tier_settle.unsettled(cur, tier, lo, upto)})
+    return out
+
+
+def test_a_settled_span_is_looked_at_again_only_when_rows_can_be_there():
+    sw, members = _archive()
+    assert _unsettled() == {"1m": [sw.id], "15m": [sw.id]}
+    _settle_all()
+    assert _unsettled() == {"1m": [], "15m": []}            # settled: no series probed in a later run
+    # a recompute writes rows into settled spans: looked at again, settled again
+    before = {t.name: _read(t, members) for t in TIERS}
+    rollup.recompute(T0 + timedelta(hours=20), T0 + timedelta(hours=21), sw.id)
+    assert _unsettled() == {"1m": [sw.id], "15m": [sw.id]}
+    _settle_all()
+    assert _unsettled() == {"1m": [], "15m": []} and not any(_rows_left(t, members) for t in SETTLED_TIERS)
+    assert {t.name: _read(t, members) for t in TIERS} == before
+
+
+def test_rows_recomputed_beside_a_block_outside_its_buckets_are_settled():
+    """A switch whose minutes of a day end early (its block's last bucket), then a recompute writes
+    minutes after them (late polls): the span is looked at again although no block holds that range."""
+    sw, members = _archive()
+    cut = T0 + timedelta(hours=36)
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM traffic_rollup_1m WHERE series_id = ANY(%s) AND bucket >= %s",
+                    [[s.id for s in members], cut])
+    _settle_all()
+    assert _unsettled()["1m"] == [] and _rows_left(TIER["1m"], members) == 0
+    lo, hi = cut + timedelta(hours=2), cut + timedelta(hours=3)
+    rollup.recompute(lo, hi, sw.id)
+    recomputed = _read(TIER["1m"], members, lo, hi)
+    assert _rows_left(TIER["1m"], members) == len(recomputed) > 50
+    assert _unsettled()["1m"] == [sw.id]
+    _settle_all()
+    assert _rows_left(TIER["1m"], members) == 0
+    assert _read(TIER["1m"], members, lo, hi) == recomputed
 
 
 def test_an_alert_window_longer_than_the_settle_horizon_reads_settled_minutes(settings):

@@ -1,20 +1,22 @@
-"""An archive of raw samples made by main before settled blocks existed is converted in place, and
-its raw CSV stays byte for byte what the old code exported.
+"""An archive made by main before settled blocks existed is converted in place, and its CSVs (raw, 1
+minute, 15 minutes) stay byte for byte what the old code exported.
 
-The code of main before blocks (test_upgrade_from_main.BEFORE: git archive into a temporary directory)
-migrates a new database and polls two if-mib switches through ITS ingest, with past poll times
-(fractional seconds) over four days ending yesterday: a Counter64 that wraps, a Counter32 fallback
-column that wraps every few polls, an agent reboot (uptime and counters back to zero), a gap of
-missed polls, one poll without a column (another layout); ITS rollup runs; then ITS web view
-(/traffic/export.csv?raw=1, the only CSV export that commit has: no export_csv command yet) writes
-the raw CSV of each switch and of both together. Today's code migrates that database forward, runs
-the rollup, and settles in bounded runs (collector.archive.settle.run, one switch-day per run, as the
-beat's task calls it) until a run finds nothing, today's ingest polling both switches between two
-runs (each poll stored, its deltas from the row before): the days past CELLAR_SETTLE_AFTER_HOURS have left
-traffic_sample (not one row there) for traffic_settled_poll / traffic_settled_series (every poll,
-every series), and today's CSV of the same requests, before settling and after, is byte-identical
-to the old code's: the old and new CSV formats are the same, so the comparison is with the old
-code's bytes directly.
+The code of main before blocks (test_upgrade_from_main.BEFORE: git archive into a temporary
+directory) migrates a new database and polls two if-mib switches through ITS ingest, with past poll
+times (fractional seconds) over four days ending yesterday: a Counter64 that wraps, a Counter32
+fallback column that wraps every few polls, an agent reboot (uptime and counters back to zero), a
+gap of missed polls, one poll without a column (another layout); ITS rollup runs; then ITS web view
+(/traffic/export.csv, the only CSV export that commit has: no export_csv command yet) writes the raw
+CSV (raw=1) of each switch and of both together, and the same at 1 minute and at 15 minutes. Today's
+code migrates that database forward, runs the rollup, and settles in bounded runs
+(collector.archive.settle.run, one switch-day per run, as the beat's task calls it) until a run
+finds nothing, today's ingest polling both switches between two runs (each poll stored, its deltas
+from the row before): the days past CELLAR_SETTLE_AFTER_HOURS have left traffic_sample (not one row
+there) for traffic_settled_poll / traffic_settled_series (every poll, every series); runs without a
+batch limit then go on to the rollup tiers, whose 1-minute and 15-minute buckets past the horizon
+leave their tables for blocks. Today's CSV of the same requests, before settling, after the raw days
+and after the tiers, is byte-identical to the old code's: the old and new CSV formats are the same,
+so the comparison is with the old code's bytes directly.
 """
 from __future__ import annotations
 
@@ -100,13 +102,14 @@ for n in range(switches):
 urls["both"] = urls["settle-edge-0"] + urls["settle-edge-1"]
 got = {}
 for name, ids in urls.items():
-    url = (f"/traffic/export.csv?s={','.join(map(str, ids))}&start={start:%Y-%m-%dT%H:%M:%SZ}"
-           f"&end={end:%Y-%m-%dT%H:%M:%SZ}&raw=1")
-    resp = client.get(url)
-    assert resp.status_code == 200, (url, resp.status_code)
-    with open(f"{out_dir}/{name}.csv", "wb") as f:
-        f.write(b"".join(resp.streaming_content))
-    got[name] = url
+    for kind, arg in (("raw", "raw=1"), ("1m", "res=1m"), ("15m", "res=15m")):
+        url = (f"/traffic/export.csv?s={','.join(map(str, ids))}&start={start:%Y-%m-%dT%H:%M:%SZ}"
+               f"&end={end:%Y-%m-%dT%H:%M:%SZ}&{arg}")
+        resp = client.get(url)
+        assert resp.status_code == 200, (url, resp.status_code)
+        with open(f"{out_dir}/{name} {kind}.csv", "wb") as f:
+            f.write(b"".join(resp.streaming_content))
+        got[f"{name} {kind}"] = url
 print(json.dumps({"urls": got, "polls": polls, "start": start.isoformat(), "end": end.isoformat()}))
 '''
 
@@ -133,10 +136,12 @@ def test_an_archive_of_main_settles_in_place_and_its_csv_is_byte_identical(tmp_p
         old_csv = {name: (out_dir / f"{name}.csv").read_bytes() for name in made["urls"]}
         old_s = time.monotonic() - started
         # What the old archive holds: WRAP, REBOOT and GAP rows, and every poll a CSV line.
-        both = old_csv["both"]
+        both = old_csv["both raw"]
         assert b"WRAP" in both and b"REBOOT" in both and b"GAP" in both, both[:400]
         for n in range(SWITCHES):
-            assert old_csv[f"settle-edge-{n}"].count(b"\n") == made["polls"][f"settle-edge-{n}"] + 1
+            assert old_csv[f"settle-edge-{n} raw"].count(b"\n") == made["polls"][f"settle-edge-{n}"] + 1
+            # the tiers' CSVs: about a line per quarter hour of the four days, more per minute
+            assert old_csv[f"settle-edge-{n} 1m"].count(b"\n") > old_csv[f"settle-edge-{n} 15m"].count(b"\n") > 3 * 96
         with default_db(db):
             call_command("migrate", verbosity=0)
             _settle_and_check(made, old_csv, old_s)
@@ -182,7 +187,8 @@ def _poll_each(at: float) -> None:
 
 
 def _settle_and_check(made: dict, old_csv: dict[str, bytes], old_s: float) -> None:
-    from collector.archive import rollup, settle
+    from collector.archive import rollup, settle, tier_settle
+    from collector.archive.tiers import SETTLED_TIERS
 
     assert _csvs(made) == old_csv          # the upgrade alone changes nothing a CSV says
     for _ in range(20):                    # the rollup catches up (the old one may have run out of budget)
@@ -231,6 +237,27 @@ def _settle_and_check(made: dict, old_csv: dict[str, bytes], old_s: float) -> No
         assert series_blocks == {k: 3 for k in settled}     # a block per series of the switch
 
     assert _csvs(made) == old_csv          # settled: still the old code's bytes, every line
+
+    # Runs without a batch limit go on to the tiers: the 1-minute and 15-minute buckets of the spans
+    # past the horizon become blocks, one (tier, switch, span) a transaction, polls going on.
+    for _ in range(20):
+        at += STEP
+        _poll_each(at)
+        report = settle.run(budget_s=60)
+        if report.caught_up and not report.tiers.blocks:
+            break
+    assert report.caught_up
+    now = rollup.db_now()
+    with connection.cursor() as cur:
+        cur.execute("SELECT tier, switch_id, count(*) FROM traffic_settled_tier GROUP BY 1, 2")
+        tier_blocks = {(tier, sw): n for tier, sw, n in cur.fetchall()}
+        for sw in {sw for sw, _ in settled}:
+            assert tier_blocks.get(("1m", sw), 0) >= 2 and ("15m", sw) in tier_blocks, tier_blocks
+        for tier in SETTLED_TIERS:
+            cut = tier_settle.horizon(tier, now, rollup.watermarks())
+            cur.execute(f"SELECT count(*) FROM {tier.table} WHERE bucket < %s", [cut])
+            assert cur.fetchone()[0] == 0, f"{tier.name} rows left before {cut}"
+    assert _csvs(made) == old_csv          # tiers settled too: the old code's bytes, every line
     print(f"\nold archive {sum(made['polls'].values())} polls, written and exported in {old_s:.1f} s; "
           f"{len(runs)} settle runs ({sum(runs)} rows, {datetime.now().isoformat(timespec='seconds')}) "
           f"in {settle_s:.1f} s; CSV bytes {[len(v) for v in old_csv.values()]}")

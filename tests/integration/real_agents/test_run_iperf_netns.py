@@ -104,15 +104,23 @@ def test_a_run_over_an_ip_port_counts_the_kernels_octets(tmp_path):
                f"{counted['octets']['counted']['avg_line_mbps']:.3f} Mb/s, kernel "
                f"{kernel['octets'] * 8 / seconds / 1e6:.3f} Mb/s")
     print(summary)
+    # A retransmitted segment crosses the veth again: at most one more full frame each (3,444 of them
+    # in one loaded CI run took the frames 5.1 % above iperf3's payload arithmetic).
+    resent = sent.get("retransmits", 0)
+    extra = {"octets": resent * (mss + run.overhead + 14), "packets": resent}
     for unit in ("octets", "packets"):
         c = counted[unit]["counted"]
         # the true volume of the window lies in the range the poll times allow
         assert c["low"] <= kernel[unit] <= c["high"], (unit, summary)
-        # what iperf3 sent, by Ethernet's arithmetic, against what crossed: within the verdict's
-        # tolerances (-0.1 % / +5 %; measured: from 0.007 % fewer to 0.4 % more octets, 0.2-0.6 % more
-        # frames, the more with iperf3's retransmissions)
-        assert 0.999 * expected[unit]["value"] <= kernel[unit] <= 1.05 * expected[unit]["value"], (unit, summary)
-        assert c["verdict"] == "consistent", (unit, c["verdict_text"], summary)
+        # what iperf3 sent, by Ethernet's arithmetic, against what crossed: no less (-0.1 %), and no
+        # more than the verdict's +5 % and the retransmitted frames (measured: from 0.007 % fewer to
+        # 0.4 % more octets, 0.2-0.6 % more frames, the more with iperf3's retransmissions)
+        value = expected[unit]["value"]
+        assert 0.999 * value <= kernel[unit] <= 1.05 * value + extra[unit], (unit, summary)
+        if c["low"] <= 1.05 * value:
+            assert c["verdict"] == "consistent", (unit, c["verdict_text"], summary)
+        else:       # the least counted beyond the tolerance, by retransmissions only: said so
+            assert c["verdict"] == "excess" and "retransmissions" in c["verdict_text"], (unit, c["verdict_text"])
     octets = counted["octets"]["counted"]
     assert octets["avg_line_mbps"] == pytest.approx(octets["estimate"] * 8 / seconds / 1e6)
     mbps = [v * 8 / seconds / 1e6 for v in (octets["low"], kernel["octets"], octets["high"])]

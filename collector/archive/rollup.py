@@ -1,4 +1,5 @@
-"""Rollup tiers (1 min, 15 min, 1 h, 1 d) and retention, as SQL; planned by rollup_plan.py.
+"""Rollup tiers (1 min, 15 min, 1 h, 1 d) and retention; planned by rollup_plan.py. The 1-minute
+tier is computed from raw samples in numpy (collector/archive/rollup_raw.py), the others in SQL.
 
 The Apache edition of TimescaleDB has no continuous aggregates, so Celery runs this module
 (collector/poller/tasks.py: cellar.rollup, cellar.retention). Tables: migrations/traffic/0006
@@ -38,7 +39,7 @@ from datetime import UTC, datetime, timedelta
 from django.conf import settings
 from django.db import connection, transaction
 
-from collector.archive import chunks, settled_read, tier_settle
+from collector.archive import chunks, rollup_raw, tier_settle
 from collector.archive.rollup_plan import (
     Step,
     cutoffs,
@@ -47,21 +48,19 @@ from collector.archive.rollup_plan import (
     plan_recompute,
     plan_retention,
 )
-from collector.archive.tiers import SETTLED_TABLES, TABLE_OF, TIER, TIERS, Tier, floor_time
+from collector.archive.tiers import SETTLED_TABLES, TABLE_OF, TIER, TIER_COLUMNS, TIERS, Tier, floor_time
 from collector.core.facts import NOT_DRAWN, ROUTINE
 
 log = logging.getLogger(__name__)
 
-# Per raw rollup step (one runs at a time: LOCK_KEY). A minute of 100,000 ports groups ~1 M
-# (bucket, series) pairs, ~340 MB of hash table: below 256 MB (x hash_mem_multiplier 2) it spills.
-RAW_ROLLUP_WORK_MEM = "256MB"
 LOCK_KEY = 0x63656C6C       # pg advisory lock shared by rollup and retention runs ("cell")
 
 # --- SQL ----------------------------------------------------------------------------------
 
 # A sample is drawn as traffic when it has a delta, a positive interval and no NOT_DRAWN flag;
-# it counts as flagged with any flag but the ROUTINE one. Written for unnested sample columns
-# u(sid, d, f) joined to sample rows s; drawn_sql() for other column names.
+# it counts as flagged with any flag but the ROUTINE one (collector/core/minutes.py, the raw step's,
+# in numpy). Written for unnested sample columns u(sid, d, f) joined to sample rows s (the readers'
+# raw tails); drawn_sql() for other column names.
 def drawn_sql(delta: str, flags: str, interval_ms: str) -> str:
     return f"({delta} IS NOT NULL AND ({flags} & {int(NOT_DRAWN)}) = 0 AND {interval_ms} > 0)"
 
@@ -71,90 +70,9 @@ def flagged_sql(flags: str) -> str:
 
 
 DRAWN = drawn_sql("u.d", "u.f", "s.interval_ms")
-# Aggregates over unnested sample columns u(sid, d, f) joined to sample rows s.
-RAW_AGGREGATES = f"""
-       coalesce(sum(u.d) FILTER (WHERE {DRAWN}), 0)::bigint,
-       coalesce(sum(s.interval_ms) FILTER (WHERE {DRAWN}), 0)::bigint,
-       max(u.d::float8 * 1000 / s.interval_ms) FILTER (WHERE {DRAWN}),
-       min(u.d::float8 * 1000 / s.interval_ms) FILTER (WHERE {DRAWN}),
-       count(*)::int,
-       count(*) FILTER (WHERE {flagged_sql("u.f")})::int"""
 TIER_AGGREGATES = """
        sum(sum_delta)::bigint, sum(sum_interval_ms)::bigint, max(max_rate), min(min_rate),
        sum(samples)::int, sum(flagged)::int"""
-COLUMNS = "bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged"
-# Counter series only, written as the absence of the few other kinds (one per port at most): the
-# planner estimates an unnest at 10 rows, so a join to traffic_series became one index probe per
-# (sample, series) element, 4.6 M a minute at 100,000 ports and a third of the step; this anti-join
-# hashes the ~100,000 non-counters once. A layout may still name a series deleted since (an admin
-# deleting a port): its buckets are then written as its earlier ones were, rows no reader joins.
-COUNTERS_ONLY = "NOT EXISTS (SELECT 1 FROM traffic_series se WHERE se.id = u.sid AND se.kind <> 'counter')"
-
-
-def raw_rollup_sql(tier: Tier, one_switch: bool) -> str:
-    """INSERT the tier's buckets of [lo, hi) computed from raw samples (all counter series)."""
-    switch = "AND s.switch_id = %(switch)s" if one_switch else ""
-    return f"""
-INSERT INTO {tier.table} ({COLUMNS})
-SELECT time_bucket(interval '{tier.seconds} seconds', s.time), u.sid, {RAW_AGGREGATES}
-FROM traffic_sample s
-JOIN traffic_layout l ON l.id = s.layout_id
-CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f)
-WHERE s.time >= %(lo)s AND s.time < %(hi)s {switch} AND {COUNTERS_ONLY}
-GROUP BY 1, 2"""
-
-
-# The rows of settled days (collector/archive/settle.py), staged for the step by settled_read: a
-# recompute over a settled day (rollup --recompute: rollup.recompute) must find the same deltas,
-# or its buckets, the 1-day carry and every cumulative total read from them would drop.
-# Staged arrays hold a piece's series in order (settled_read.with_staged), an absent one as NULL flags.
-_STAGED_SOURCE = f"""
-UNION ALL
-SELECT s.time, s.interval_ms, m.sid, v.d, v.f
-FROM {settled_read.STAGE_TABLE} s
-CROSS JOIN LATERAL unnest(s.delta, s.flags) WITH ORDINALITY AS v(d, f, pos)
-JOIN unnest(%(staged_switch)s::int[], %(staged_series)s::int[], %(staged_pos)s::int[]) AS m(sw, sid, pos)
-  ON m.sw = s.switch_id AND m.pos = v.pos
-WHERE v.f IS NOT NULL AND s.time >= %(lo)s AND s.time < %(hi)s"""
-
-
-def staged_raw_rollup_sql(tier: Tier, one_switch: bool) -> str:
-    """raw_rollup_sql over the rows of traffic_sample and the staged settled rows (same aggregates)."""
-    switch = "AND s.switch_id = %(switch)s" if one_switch else ""
-    return f"""
-INSERT INTO {tier.table} ({COLUMNS})
-SELECT time_bucket(interval '{tier.seconds} seconds', s.time), u.sid, {RAW_AGGREGATES}
-FROM (SELECT s.time, s.interval_ms, u.sid, u.d, u.f
-        FROM traffic_sample s
-        JOIN traffic_layout l ON l.id = s.layout_id
-       CROSS JOIN LATERAL unnest(l.series_ids, s.delta, s.flags) AS u(sid, d, f)
-       WHERE s.time >= %(lo)s AND s.time < %(hi)s {switch}
-      {_STAGED_SOURCE}) s
-CROSS JOIN LATERAL (VALUES (s.sid, s.d, s.f)) AS u(sid, d, f)
-WHERE {COUNTERS_ONLY}
-GROUP BY 1, 2"""
-
-
-def stage_settled(cur, step: Step) -> dict[str, list[int]]:
-    """Stage the settled rows a raw step covers (the counter series of its switches with settled
-    polls in [lo, hi)); the parameters of staged_raw_rollup_sql, or {} when there are none (a
-    forward step: one probe of traffic_settled_poll's index)."""
-    one = step.switch_id is not None
-    cur.execute("SELECT DISTINCT switch_id FROM traffic_settled_poll WHERE lo > %s AND lo < %s"
-                + (" AND switch_id = %s" if one else ""), [step.lo - settled_read.DAY, step.hi]
-                + ([step.switch_id] if one else []))
-    switches = [r[0] for r in cur.fetchall()]
-    if not switches:
-        return {}
-    cur.execute("SELECT id, switch_id FROM traffic_series WHERE kind = 'counter' AND switch_id = ANY(%s) "
-                "ORDER BY switch_id, id", [switches])
-    pieces = settled_read.pieces_for(cur.fetchall(), step.lo, step.hi)
-    if not pieces:
-        return {}
-    settled_read.stage(cur, pieces)
-    where = [(p.switch_id, sid, pos) for p in pieces for pos, sid in enumerate(p.series_ids, 1)]
-    return {"staged_switch": [w[0] for w in where], "staged_series": [w[1] for w in where],
-            "staged_pos": [w[2] for w in where]}
 
 
 def tier_rollup_sql(tier: Tier, one_switch: bool) -> str:
@@ -164,7 +82,7 @@ def tier_rollup_sql(tier: Tier, one_switch: bool) -> str:
     src = TIER[tier.source]
     switch = "AND series_id IN (SELECT id FROM traffic_series WHERE switch_id = %(switch)s)" if one_switch else ""
     return f"""
-INSERT INTO {tier.table} ({COLUMNS})
+INSERT INTO {tier.table} ({TIER_COLUMNS})
 SELECT time_bucket(interval '{tier.seconds} seconds', bucket), series_id, {TIER_AGGREGATES}
 FROM {src.table}
 WHERE bucket >= %(lo)s AND bucket < %(hi)s {switch}
@@ -268,14 +186,6 @@ def execute(step: Step, advance: bool | None = None) -> None:
     params = {"lo": step.lo, "hi": step.hi, "switch": step.switch_id}
     started = time.monotonic()
     with transaction.atomic(), connection.cursor() as cur:
-        staged = stage_settled(cur, step) if tier.source is None else {}
-        if tier.source is None:
-            # The planner takes unnest() for 10 rows, not the ~550 counters of a row: it looked each
-            # value's series up by index (a million lookups a minute at 20,000 ports) and sized the
-            # aggregate for 2,000 groups (it spilled to disk). Hash join, and the memory to
-            # aggregate a minute in: 2.5-3.9 s -> 1.4-2.3 s per minute at 20,000 ports (figure 6).
-            cur.execute(f"SET LOCAL work_mem = '{RAW_ROLLUP_WORK_MEM}'")
-            cur.execute("SET LOCAL enable_nestloop = off")
         if not advance:
             # A recomputed range may lie in settled blocks, of this tier or of the one it reads
             # (a forward step never does: spans settle behind both tiers' watermarks).
@@ -284,10 +194,10 @@ def execute(step: Step, advance: bool | None = None) -> None:
         if tier.name == "1d":
             cur.execute(carry_1d_sql(one, -1), params)
         cur.execute(delete_sql(tier, one), params)
-        if staged:
-            cur.execute(staged_raw_rollup_sql(tier, one), {**params, **staged})
+        if tier.source is None:
+            rollup_raw.insert(cur, tier, step)
         else:
-            cur.execute(raw_rollup_sql(tier, one) if tier.source is None else tier_rollup_sql(tier, one), params)
+            cur.execute(tier_rollup_sql(tier, one), params)
         if advance:
             cur.execute("UPDATE traffic_rollup_watermark SET done_until = %s, updated_at = now() "
                         "WHERE tier = %s AND done_until = %s", [step.hi, step.tier, step.lo])

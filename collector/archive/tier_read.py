@@ -24,12 +24,11 @@ from datetime import UTC, datetime
 import numpy as np
 
 from collector.archive import prepared
-from collector.archive.tiers import SETTLED_TIERS, TIER, Tier
+from collector.archive.tiers import SETTLED_TIERS, TIER, TIER_COLUMNS, Tier
 from collector.core import tierblocks
 from collector.core.isotime import PG_EPOCH_S
 
 STAGED = {t.name: f"pg_temp.cellar_settled_{t.name}" for t in SETTLED_TIERS}
-COPY_COLUMNS = "bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged"
 # A block's span overlaps [lo, hi) when its start is after lo - span; ranges without an end use these.
 NEVER = datetime(1900, 1, 1, tzinfo=UTC)
 FOREVER = datetime(9999, 12, 30, tzinfo=UTC)
@@ -128,7 +127,7 @@ def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: date
                 f"(LIKE {tier.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; DELETE FROM {table}")
     data = copy_binary(columns_of(tier, found, lo, hi, summed))
     if data:
-        with cur.copy(f"COPY {table} ({COPY_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
+        with cur.copy(f"COPY {table} ({TIER_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(data)
 
 
@@ -143,19 +142,40 @@ _HEADER = b"PGCOPY\n\xff\r\n\x00" + (0).to_bytes(4, "big") + (0).to_bytes(4, "bi
 _TRAILER = (-1).to_bytes(2, "big", signed=True)
 
 
-def copy_binary(cols: dict[str, np.ndarray]) -> bytes:
-    """The columns (`columns_of`) as COPY binary data in COPY_COLUMNS order; b"" when there are none."""
+# A bucket without drawn samples, written with its rates NULL (`copy_binary(null_rates=True)`).
+_RATE_FIELDS = ("max_rate", "min_rate")
+_ROW_NO_RATES = np.dtype([(name, _ROW[name]) for name in _ROW.names or () if name not in _RATE_FIELDS])
+
+
+def copy_binary(cols: dict[str, np.ndarray], null_rates: bool = False) -> bytes:
+    """The columns (`columns_of`) as COPY binary data in TIER_COLUMNS order, in their order (null_rates:
+    the buckets with rates first); b"" when there are none. null_rates: NaN rates as NULL (rows of a
+    tier's table: collector/archive/rollup_raw.py), else as NaN (staged)."""
     n = len(cols["sid"])
     if not n:
         return b""
-    rows = np.empty(n, _ROW)
+    if not null_rates:
+        return _HEADER + _records(cols, np.ones(n, bool), _ROW).tobytes() + _TRAILER
+    none = np.isnan(cols["mx"])
+    if (none != np.isnan(cols["mn"])).any():
+        raise ValueError("a bucket with one extreme rate and not the other")
+    if not none.any():
+        return _HEADER + _records(cols, ~none, _ROW).tobytes() + _TRAILER
+    return _HEADER + _records(cols, ~none, _ROW).tobytes() + _records(cols, none, _ROW_NO_RATES).tobytes() + _TRAILER
+
+
+def _records(cols: dict[str, np.ndarray], which: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    rows = np.empty(int(which.sum()), dtype)
+    fields: tuple[str, ...] = dtype.names or ()
+    rates = "max_rate" in fields
     rows["fields"] = 8
     for k, size in enumerate((8, 4, 8, 8, 8, 8, 4, 4)):
-        rows[f"l{k}"] = size
+        rows[f"l{k}"] = size if rates or k not in (4, 5) else -1      # -1: NULL, no value follows
     for name, key in (("bucket", "t"), ("series_id", "sid"), ("sum_delta", "d"), ("sum_interval_ms", "ms"),
                       ("max_rate", "mx"), ("min_rate", "mn"), ("samples", "n"), ("flagged", "f")):
-        rows[name] = cols[key]
-    return _HEADER + rows.tobytes() + _TRAILER
+        if name in fields:
+            rows[name] = cols[key][which]
+    return rows
 
 
 # A statement stored to run later (a CSV export job: collector/archive/export.py stream_copy) names
@@ -195,14 +215,14 @@ def put_back(cur, tier: Tier, found: Sequence[Block]) -> int:
     """The blocks' buckets inserted into the tier's table as they were (through the staging table);
     returns how many."""
     _fill(cur, tier, found, None, None)
-    cur.execute(f"INSERT INTO {tier.table} ({COPY_COLUMNS}) SELECT bucket, series_id, sum_delta, sum_interval_ms, "
+    cur.execute(f"INSERT INTO {tier.table} ({TIER_COLUMNS}) SELECT bucket, series_id, sum_delta, sum_interval_ms, "
                 f"nullif(max_rate, 'NaN'), nullif(min_rate, 'NaN'), samples, flagged FROM {STAGED[tier.name]}")
     return cur.rowcount
 
 
 def source(tier: Tier) -> str:
     """The tier's rows and its staged settled buckets, as one FROM item with the table's columns."""
-    return (f"(SELECT {COPY_COLUMNS} FROM {tier.table} UNION ALL SELECT bucket, series_id, sum_delta, sum_interval_ms, "
+    return (f"(SELECT {TIER_COLUMNS} FROM {tier.table} UNION ALL SELECT bucket, series_id, sum_delta, sum_interval_ms, "
             f"nullif(max_rate, 'NaN'), nullif(min_rate, 'NaN'), samples, flagged FROM {STAGED[tier.name]})")
 
 

@@ -42,6 +42,8 @@ TIERS: tuple[Tier, ...] = (
     Tier("1d", 86400, "1h", timedelta(days=7), timedelta(days=400)),
 )
 TIER = {t.name: t for t in TIERS}
+# A tier table's columns, in the order every writer and staging table uses.
+TIER_COLUMNS = "bucket, series_id, sum_delta, sum_interval_ms, max_rate, min_rate, samples, flagged"
 # What retention can drop: raw samples, the tiers, and the poll log (gap reasons).
 RETAINED = ("raw", "1m", "15m", "1h", "1d", "poll_log")
 TABLE_OF = {"raw": "traffic_sample", "poll_log": "traffic_poll_log", **{t.name: t.table for t in TIERS}}

@@ -22,6 +22,7 @@ from collector.alerts import readings
 from collector.alerts.models import Rule
 from collector.archive import continuity, rollup, settle, settled_read, tier_read
 from collector.archive.backup import Target
+from collector.archive.tiers import TIER_COLUMNS
 from collector.reader import cumulative, latest, totals
 from tests.collector.archive.test_settle import DAYS, _table_rows, archive  # noqa: F401  (archive: the fixture)
 from tests.support import traffic_factory as tf
@@ -49,7 +50,7 @@ def _tiers() -> dict:
     with transaction.atomic(), connection.cursor() as cur:
         for tier in rollup.TIERS:
             source = tier_read.stage(cur, tier, None, None, None)
-            cur.execute(f"SELECT {rollup.COLUMNS} FROM {source} t ORDER BY bucket, series_id")
+            cur.execute(f"SELECT {TIER_COLUMNS} FROM {source} t ORDER BY bucket, series_id")
             out[tier.table] = cur.fetchall()
         cur.execute("SELECT series_id, total FROM traffic_series_total ORDER BY series_id")
         out["traffic_series_total"] = cur.fetchall()
@@ -177,7 +178,7 @@ def test_a_backup_restored_into_a_new_database_holds_the_settled_days(rolled, tm
             with conn.transaction():            # staged rows live until the transaction ends
                 for tier in rollup.TIERS:
                     source = tier_read.stage(cur, tier, None, None, None)
-                    cur.execute(f"SELECT {rollup.COLUMNS} FROM {source} t ORDER BY bucket, series_id")
+                    cur.execute(f"SELECT {TIER_COLUMNS} FROM {source} t ORDER BY bucket, series_id")
                     tiers_back[tier.table] = cur.fetchall()
     finally:
         with target.connect("postgres") as admin:

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from collector.archive import ingest, rollup, settle
 from collector.archive.models import Series
@@ -105,9 +105,11 @@ class Counters:
 
 
 def _all_rows() -> dict[int, list[tuple]]:
-    """Every stored poll of every switch, from blocks and from traffic_sample, in time order."""
+    """Every stored poll of every switch, from blocks and from traffic_sample, in time order (one
+    snapshot: the thread goes on polling)."""
     out: dict[int, list[tuple]] = {}
-    with connection.cursor() as cur:
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cur.execute("SELECT switch_id, lo FROM traffic_settled_poll ORDER BY switch_id, lo")
         for switch_id, lo in cur.fetchall():
             out.setdefault(switch_id, []).extend(
@@ -214,9 +216,20 @@ def _settler(env: dict, pause_at: int, log) -> subprocess.Popen:
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL, then wait (bounded) until the server has ended the process's sessions: a COMMIT it
+    sent just before dying still finishes after the client is gone, and a check read meanwhile saw
+    a day's rows deleted before its blocks."""
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cellar-settler'")
+            if not cur.fetchone()[0]:
+                return
+        time.sleep(0.05)
+    raise AssertionError("the killed settler's sessions are still there after 30 s")
 
 
 def _to_the_end(env: dict) -> str:

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED = ("1a", "1a-db", "1b", "1b-db", "2", "2-1", "3a", "3b", "3c", "3d", "4a", "4b", "5", "6a", "6b", "6c", "6d",
-            "7a", "7b", "7c", "15a", "15b", "16a", "16c", "18a", "18b", "18e")
+            "7a", "7b", "7c", "15a", "15b", "16a", "16c", "18a", "18b", "18e", "19")
 
 pytestmark = [pytest.mark.netns, pytest.mark.timeout(320)]
 

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from collector.core.rows import PreviousRow, RowPlan
 
 DAY = 86400.0
+# "realistic": the traffic above; "constant": every counter at its nominal rate, as simnet.swarm's
+# counters advance (base + rate x t), the deltas varying only with the poll clock's jitter.
+TRAFFIC = ("realistic", "constant")
 
 
 @dataclass
@@ -59,12 +62,12 @@ class Generator:
     """PollResults of one switch every `interval` seconds from `start`, and their sample rows."""
 
     def __init__(self, switch, profile: str, counters: list[SimCounter], disc: list[tuple[str, str]],
-                 start: float, interval: float = 15.0, seed: int = 1):
+                 start: float, interval: float = 15.0, seed: int = 1, traffic: str = "realistic"):
         self.switch = switch
         self.profile = profile
         self.counters = counters
         self.disc = disc
-        self.t = start
+        self.t = self.start = start
         self.interval = interval
         self.rng = random.Random(seed)
         self.uptime_cs = 100 * 86400 * 20
@@ -72,6 +75,10 @@ class Generator:
         self.prev: PreviousRow | None = None
         # idle share: a third of the ports of a real switch carry (almost) nothing
         self.active = [self.rng.random() > 0.3 or c.rate == 0 for c in counters]
+        if traffic not in TRAFFIC:
+            raise ValueError(f"traffic {traffic!r}: one of {', '.join(TRAFFIC)}")
+        self.traffic = traffic
+        self.base = [c.value for c in counters]
 
     def _result(self):
         from collector.core.poll import PollResult
@@ -80,8 +87,10 @@ class Generator:
         rng = self.rng
         day = 0.65 + 0.35 * math.sin(2 * math.pi * (self.t % DAY) / DAY)
         readings = {}
-        for c, active in zip(self.counters, self.active):
-            if c.rate:
+        for c, active, base in zip(self.counters, self.active, self.base):
+            if self.traffic == "constant":          # simnet.swarm's counters: base + rate x t
+                c.value = (base + int(c.rate * (self.t - self.start))) % (1 << c.width)
+            elif c.rate:
                 lam = c.rate * self.interval * day * (1.0 if active else 0.002)
                 inc = int(lam * rng.lognormvariate(-0.06, 0.35))
                 c.value = (c.value + inc) % (1 << c.width)
@@ -146,7 +155,8 @@ def ip_network(prefix: str, n_switches: int, per_switch: int, enabled: bool = Tr
     return switches
 
 
-def generator(name: str, simnet_switch: str, start: float, seed: int = 1, sw=None) -> Generator:
+def generator(name: str, simnet_switch: str, start: float, seed: int = 1, sw=None,
+              traffic: str = "realistic") -> Generator:
     profile, counters, disc = counters_of(simnet_switch, sw)
     switch = make_switch(name, profile)
-    return Generator(switch, profile, counters, disc, start, seed=seed)
+    return Generator(switch, profile, counters, disc, start, seed=seed, traffic=traffic)

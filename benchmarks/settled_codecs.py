@@ -2,8 +2,9 @@
 
 Each switch's rows in a UTC day become the blocks of collector/core/settled.py (a spine and a column
 per series); the options encode the same columns differently:
-- "pcodec" (chosen): collector/core/settled.encode_* as Cellar stores them (deltas with pcodec, raw
-  as its residual against the deltas, flags, masks);
+- "pcodec" (chosen): collector/core/settled.encode_* as Cellar stores them (deltas with pcodec, or
+  their residuals from a steady rate over the poll clock where smaller; raw as its residual against
+  the deltas, flags, masks);
 - "zstd-dd": zstd (level 19) over the byte-transposed zigzag delta-of-delta of each column's raw
   values, its deltas and flags apart (the classic time-series layout, without pcodec);
 - "zstd-delta": zstd (level 19) over byte-transposed zigzag deltas and raw residuals (settled.py's
@@ -39,7 +40,7 @@ def _diff(a: np.ndarray) -> np.ndarray:
         return np.diff(a, prepend=np.int64(0))
 
 
-def sizes(col: settled.Column) -> dict[str, int]:
+def sizes(col: settled.Column, spine: settled.Spine) -> dict[str, int]:
     p = col.present
     delta = np.where(col.delta_null, 0, col.delta)[p]
     raw = np.where(col.raw_null, 0, col.raw)[p]
@@ -47,7 +48,7 @@ def sizes(col: settled.Column) -> dict[str, int]:
                                                      np.zeros(len(p), np.int64), col.delta_null,
                                                      np.zeros(len(p), np.int64))))
     return {
-        "pcodec": len(settled.encode_column(col)),
+        "pcodec": len(settled.encode_column(col, spine)),
         "zstd-dd": masks + _zstd(_diff(_diff(raw))) + _zstd(_diff(delta)) + _zstd(col.flags[p]),
         "zstd-delta": masks + _zstd(delta) + _zstd(_diff(raw) - delta) + _zstd(col.flags[p]),
     }
@@ -69,7 +70,7 @@ def measure(cur) -> dict:
         spine_bytes = len(settled.encode_spine(spine))
         readings += sum(len(r[4]) for r in rows)
         for c in cols.values():
-            for k, v in sizes(c).items():
+            for k, v in sizes(c, spine).items():
                 total[k] += v
         for k in ("pcodec", "zstd-dd", "zstd-delta"):
             total[k] += spine_bytes

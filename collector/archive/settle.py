@@ -97,7 +97,7 @@ def read_blocks(cur, switch_id: int, lo: datetime) -> list[settled.Row]:
     spine = settled.decode_spine(bytes(got[0]))
     cur.execute("SELECT series_id, block FROM traffic_settled_series WHERE switch_id = %s AND lo = %s",
                 [switch_id, lo])
-    cols = {sid: settled.decode_column(bytes(b)) for sid, b in cur.fetchall()}
+    cols = {sid: settled.decode_column(bytes(b), spine) for sid, b in cur.fetchall()}
     return settled.join(spine, cols, _layouts(cur, set(spine.layout_id.tolist())))
 
 
@@ -110,7 +110,7 @@ def _write_blocks(cur, switch_id: int, lo: datetime, rows: list[settled.Row]) ->
     size = len(block)
     with cur.copy("COPY traffic_settled_series (lo, switch_id, series_id, block) FROM STDIN") as copy:
         for sid, col in cols.items():
-            b = settled.encode_column(col)
+            b = settled.encode_column(col, spine)
             size += len(b)
             copy.write_row((lo, switch_id, sid, b))
     return size

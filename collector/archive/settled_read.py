@@ -87,7 +87,7 @@ def read(switch_id: int, series_ids: Sequence[int], lo: datetime, hi: datetime) 
             cur.execute("SELECT lo, series_id, block FROM traffic_settled_series WHERE switch_id = %s "
                         "AND lo = ANY(%s) AND series_id = ANY(%s)", [switch_id, list(spines), list(series_ids)])
             for day, sid, b in cur.fetchall():
-                cols[day][sid] = settled.decode_column(bytes(b))
+                cols[day][sid] = settled.decode_column(bytes(b), spines[day])
     parts = []
     for day, sp in sorted(spines.items()):
         keep = (sp.time_us >= lo_us) & (sp.time_us <= hi_us)

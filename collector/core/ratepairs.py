@@ -24,6 +24,10 @@ SEARCH_MS = 64
 # no larger than the interval (10^8 ms: more than a day).
 FRACTION_BOUNDS = (10 ** 5, 10 ** 6, 10 ** 7, 10 ** 8)
 LIMIT = 2.0 ** 62         # |delta| and interval stay below this: exact in float64 products' range
+# The fraction search is Python, ~60 us a rate: at most this many a call, the rest kept as their
+# float64 bits (exact too). Rates the rollup computed pair near the bucket's intervals; a column of
+# rates made otherwise (another tool's import, a test's synthetic tier) took a minute a block.
+FRACTION_MAX = 256
 
 
 def rate_of(delta: np.ndarray, interval_ms: np.ndarray) -> np.ndarray:
@@ -58,7 +62,7 @@ def to_pairs(rate: np.ndarray, guess: np.ndarray, starts: Sequence[tuple[np.ndar
     """Rates -> (delta, interval offset from guess, unpaired) with rate_of(delta, guess + offset) ==
     rate bit for bit wherever `unpaired` is False. Looks around guess (SEARCH_MS each way), then
     around each of `starts` (other guesses, one per rate, each with how far to look), then asks
-    fraction_pair."""
+    fraction_pair (for FRACTION_MAX rates at most)."""
     n = len(rate)
     delta = np.zeros(n, np.int64)
     offset = np.zeros(n, np.int64)
@@ -74,7 +78,7 @@ def to_pairs(rate: np.ndarray, guess: np.ndarray, starts: Sequence[tuple[np.ndar
             delta[hit] = d[ok]
             offset[hit] = iv[ok] - guess[hit]
             todo[hit] = False
-    for i in np.flatnonzero(todo).tolist():
+    for i in np.flatnonzero(todo)[:FRACTION_MAX].tolist():
         pair = fraction_pair(float(rate[i]))
         if pair is not None:
             delta[i], offset[i], todo[i] = pair[0], pair[1] - guess[i], False

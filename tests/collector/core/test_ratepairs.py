@@ -46,3 +46,19 @@ def test_candidates_come_first_and_the_escape_is_their_count():
     assert got.index.tolist()[:2] == [1, 0]                          # found among the candidates
     assert (rp.rate_of(got.delta, iv) == rate).all()
     assert got.index[2] == 2 and len(got.offset) == 1               # no candidate: an offset from the guess
+
+
+def test_the_fraction_search_is_bounded_and_what_it_leaves_stays_exact():
+    """Rates no interval near the guesses gives (made by another tool): at most FRACTION_MAX of a
+    call go to the slow search, the rest are unpaired (kept as their float64 bits by the codec)."""
+    import numpy as np
+
+    from collector.core import ratepairs
+
+    rng = np.random.default_rng(4)
+    rates = rng.uniform(1e3, 1e7, 3 * ratepairs.FRACTION_MAX)
+    guess = np.full(len(rates), 15000, np.int64)
+    d, off, unpaired = ratepairs.to_pairs(rates, guess)
+    paired = ~unpaired
+    assert unpaired.sum() >= len(rates) - ratepairs.FRACTION_MAX
+    assert (ratepairs.rate_of(d[paired], guess[paired] + off[paired]) == rates[paired]).all()

@@ -107,6 +107,31 @@ def realistic(n: int = 5760):
     return out
 
 
+def steady(n: int = 5760):
+    """A day of counters at steady rates (simnet.swarm's: base + rate x t), the poll clock jittering by
+    ms, one Counter32 wrapping, one idle, a missed poll and a reboot in the middle."""
+    rng = np.random.default_rng(9)
+    rates = np.array([1.25e8, 4.7e4, 0.0])          # units/s
+    base = np.array([2 ** 40, U32 - 10 ** 6, 7], np.int64)
+    out, t_prev, prev = [], None, None
+    for i in range(n):
+        if i == 3000:                                # a missed poll
+            continue
+        t = T0 + i * S + int(rng.integers(-30_000, 30_000))
+        since = 0 if i < 4000 else 4000 * S         # a reboot at poll 4000: counters from 0
+        vals = (base * (i < 4000) + (rates * (t - T0 - since) / 1e6).astype(np.int64)) % np.array([1 << 64, U32, U32])
+        vals = [to_i64(int(v)) if k == 0 else int(v) for k, v in enumerate(vals)]
+        if prev is None or i == 4000:
+            delta, flags = [None] * 3, [int(Flag.FIRST if prev is None else Flag.REBOOT)] * 3
+        else:
+            delta = [(int(v) - int(p)) % (1 << 64 if k == 0 else U32) for k, (v, p) in enumerate(zip(vals, prev))]
+            flags = [int(Flag.WRAP) if v < p and k == 1 else 0 for k, (v, p) in enumerate(zip(vals, prev))]
+        interval = None if t_prev is None else round((t - t_prev) / 1000)
+        out.append((t, 1, 1000 + i, interval, vals, delta, flags))
+        t_prev, prev = t, vals
+    return out
+
+
 CASES = {
     "empty": [],
     "single reading": [row(0, 3, [77], [None], [32])],
@@ -117,20 +142,45 @@ CASES = {
     "layout change": layout_change(),
     "NULLs": nulls(),
     "irregular times at µs": irregular_ms(),
+    "steady rates": steady(),
     "a day of traffic": realistic(),
 }
 
 
-def _roundtrip(rows):
+def _roundtrip(rows, with_spine: bool):
     spine, cols = settled.split(rows, LAYOUTS)
     spine2 = settled.decode_spine(settled.encode_spine(spine))
-    cols2 = {sid: settled.decode_column(settled.encode_column(c)) for sid, c in cols.items()}
+    if with_spine:            # CC1 or CC2, whichever is smaller
+        cols2 = {sid: settled.decode_column(settled.encode_column(c, spine), spine2) for sid, c in cols.items()}
+    else:                     # CC1 only
+        cols2 = {sid: settled.decode_column(settled.encode_column(c)) for sid, c in cols.items()}
     return settled.join(spine2, cols2, LAYOUTS)
 
 
+@pytest.mark.parametrize("with_spine", [True, False], ids=["steady-rate columns allowed", "plain columns"])
 @pytest.mark.parametrize("rows", list(CASES.values()), ids=list(CASES))
-def test_rows_round_trip_exactly(rows):
-    assert _roundtrip(rows) == [tuple(r) for r in rows]
+def test_rows_round_trip_exactly(rows, with_spine):
+    assert _roundtrip(rows, with_spine) == [tuple(r) for r in rows]
+
+
+def test_steady_rates_are_stored_as_residuals_from_the_poll_clock():
+    spine, cols = settled.split(steady(), LAYOUTS)
+    sizes = {}
+    for sid, col in cols.items():
+        block = settled.encode_column(col, spine)
+        sizes[sid] = (len(block), len(settled.encode_column(col)), block[:3])
+    busy, wrapping, idle = (sizes[k] for k in sorted(sizes))
+    assert busy[2] == wrapping[2] == settled.MAGIC_COLUMN_RATE
+    assert busy[0] < busy[1] / 3 and wrapping[0] < wrapping[1] / 2, sizes     # far smaller than the deltas
+    assert idle[2] == settled.MAGIC_COLUMN                                   # nothing to predict: as it was
+    with pytest.raises(settled.CodecError, match="with its spine"):
+        settled.decode_column(settled.encode_column(cols[sorted(cols)[0]], spine))
+
+
+def test_live_traffic_keeps_its_plain_deltas():
+    spine, cols = settled.split(realistic(), LAYOUTS)
+    for col in cols.values():
+        assert settled.encode_column(col, spine)[:3] == settled.MAGIC_COLUMN
 
 
 @pytest.mark.parametrize("rows", list(CASES.values()), ids=list(CASES))

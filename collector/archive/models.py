@@ -249,6 +249,13 @@ class SettledTierSeries(models.Model):
     switch_id = models.IntegerField()
     series_id = models.IntegerField()
     block = models.BinaryField()
+    # the block's buckets summed (sums), their highest peak and lowest floor (migration 0011)
+    total_delta = models.BigIntegerField(null=True)
+    total_interval_ms = models.BigIntegerField(null=True)
+    peak_rate = models.FloatField(null=True)
+    floor_rate = models.FloatField(null=True)
+    total_samples = models.BigIntegerField(null=True)
+    total_flagged = models.BigIntegerField(null=True)
 
     class Meta:
         db_table = "traffic_settled_tier_series"

@@ -71,6 +71,60 @@ def blocks(tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[in
     return [(sw, at, spines[(sw, at)], cols[(sw, at)]) for sw, at in keys]
 
 
+# The summed readers' statement: per column of a block overlapping the range, its totals (migration
+# 0011) when every bucket of its block lies in the range, else its block to decode (with the spine).
+_SUMMED_SQL = ("WITH s AS MATERIALIZED (SELECT switch_id, lo, first_bucket, block, first_bucket >= %(lo)s "
+               "AND last_bucket < %(hi)s AS whole FROM traffic_settled_tier WHERE tier = %(tier)s "
+               "AND lo > %(start)s AND lo < %(hi)s AND last_bucket >= %(lo)s AND first_bucket < %(hi)s{where}) "
+               "SELECT s.switch_id, s.lo, NULL::int, s.block, s.first_bucket, "
+               "NULL::int8, NULL::int8, NULL::float8, NULL::float8, NULL::int8, NULL::int8 FROM s UNION ALL "
+               "SELECT c.switch_id, c.lo, c.series_id, CASE WHEN s.whole AND c.total_delta IS NOT NULL THEN NULL "
+               "ELSE c.block END, s.first_bucket, c.total_delta, c.total_interval_ms, c.peak_rate, c.floor_rate, "
+               "c.total_samples, c.total_flagged FROM traffic_settled_tier_series c "
+               "JOIN s ON c.switch_id = s.switch_id AND c.lo = s.lo WHERE c.tier = %(tier)s{sel}")
+
+
+def _summed(tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None, hi: datetime | None,
+            rates: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """columns_of(summed=True) of the blocks overlapping [lo, hi), a block wholly inside the range
+    taken from its totals without decoding it (a day's talkers over daily blocks: no block decoded)."""
+    lo, hi = lo or NEVER, hi or FOREVER
+    switches = None if series is None else sorted({sw for _, sw in series})
+    ids = None if series is None else sorted({sid for sid, _ in series})
+    sql = _SUMMED_SQL.format(where="" if switches is None else " AND switch_id = ANY(%(switches)s::int[])",
+                             sel="" if ids is None else " AND c.series_id = ANY(%(series)s::int[])")
+    params = {"tier": tier.name, "lo": lo, "hi": hi, "start": lo - tier.block, "switches": switches or [],
+              "series": ids or []}
+
+    def send(cur) -> Callable[[], list[tuple]]:
+        cur.execute(sql, params, binary=True, prepare=True)
+        return cur.fetchall
+    got = prepared.read_one(send)
+    spine_blocks = {(sw, at): b for sw, at, sid, b, *_ in got if sid is None}
+    spines: dict[tuple[int, datetime], tierblocks.TierSpine] = {}      # decoded when a column needs its spine
+    decoded: dict[tuple[int, datetime], dict[int, tierblocks.TierColumn]] = {}
+    whole: list[tuple] = []
+    for sw, at, sid, b, first, *tot in got:
+        if sid is None:
+            continue
+        if b is None:
+            whole.append((sid, first, *tot))
+            continue
+        if (sw, at) not in spines:
+            spines[(sw, at)] = tierblocks.decode_spine(spine_blocks[(sw, at)])
+        decoded.setdefault((sw, at), {})[sid] = tierblocks.decode_column(b, spines[(sw, at)], rates)
+    cut = columns_of(tier, [(sw, at, spines[(sw, at)], cols) for (sw, at), cols in decoded.items()], lo, hi, True)
+    if not whole:
+        return cut
+    t = np.array([(epoch_s(w[1]) - PG_EPOCH_S) * 1_000_000 for w in whole], np.int64)
+    rows = {"sid": np.array([w[0] for w in whole]), "t": t, "d": np.array([w[2] for w in whole]),
+            "ms": np.array([w[3] for w in whole]),
+            "mx": np.array([np.nan if w[4] is None or "max" not in rates else w[4] for w in whole], np.float64),
+            "mn": np.array([np.nan if w[5] is None or "min" not in rates else w[5] for w in whole], np.float64),
+            "n": np.array([w[6] for w in whole]), "f": np.array([w[7] for w in whole])}
+    return {k: np.concatenate([cut[k], rows[k].astype(_DTYPES[k])]) for k in _DTYPES}
+
+
 def epoch_s(t: datetime) -> int:
     return int(t.timestamp())
 
@@ -84,10 +138,16 @@ def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetim
     and block (columns_of), for a statement that only sums each series over [lo, hi)."""
     if tier.name not in STAGED or (series is not None and not series):
         return tier.table
+    if summed:
+        cols = _summed(tier, series, lo, hi, rates)
+        if not len(cols["sid"]):
+            return tier.table
+        _put(cur, tier, cols)
+        return source(tier)
     found = _found(tier, series, lo, hi, rates)
     if not found:
         return tier.table
-    _fill(cur, tier, found, lo, hi, summed)
+    _fill(cur, tier, found, lo, hi)
     return source(tier)
 
 
@@ -118,14 +178,17 @@ def _found(tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | 
     return blocks(tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi, rates)
 
 
-def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None,
-          summed: bool = False) -> None:
+def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None) -> None:
+    _put(cur, tier, columns_of(tier, found, lo, hi))
+
+
+def _put(cur, tier: Tier, cols: dict[str, np.ndarray]) -> None:
     table = STAGED[tier.name]
     # one round trip; DELETE, not TRUNCATE: the table is empty but for a second staging in one
     # transaction, and TRUNCATE makes a new file each time
     cur.execute(f"CREATE TEMP TABLE IF NOT EXISTS {table.split('.')[1]} "
                 f"(LIKE {tier.table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; DELETE FROM {table}")
-    data = copy_binary(columns_of(tier, found, lo, hi, summed))
+    data = copy_binary(cols)
     if data:
         with cur.copy(f"COPY {table} ({TIER_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
             copy.write(data)
@@ -244,7 +307,8 @@ def columns_of(tier: Tier, found: Sequence[Block], lo: datetime | None, hi: date
     sid, t in microseconds since 2000-01-01, d, ms, mx, mn, n, f; NaN for a rate that does not
     exist), unsorted. summed: one row per series and block instead, at its first bucket in the
     range, with the sums, the highest peak and the lowest floor of its buckets there (for a statement
-    that only sums each series over the range: top talkers)."""
+    that only sums each series over the range: top talkers; stage(summed=True) reads a block wholly
+    inside the range from its totals instead)."""
     out: dict[str, list[np.ndarray]] = {k: [] for k in _DTYPES}
     for _, at, spine, cols in found:
         starts = epoch_s(at) + spine.offsets * tier.seconds

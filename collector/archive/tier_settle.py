@@ -140,11 +140,12 @@ def _write_blocks(cur, tier: Tier, switch_id: int, lo: datetime, rows: list[tier
                 "settled_until) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 [tier.name, lo, switch_id, first, last, len(rows), block, settled_until])
     size = len(block)
-    with cur.copy("COPY traffic_settled_tier_series (tier, lo, switch_id, series_id, block) FROM STDIN") as copy:
+    with cur.copy("COPY traffic_settled_tier_series (tier, lo, switch_id, series_id, block, total_delta, "
+                  "total_interval_ms, peak_rate, floor_rate, total_samples, total_flagged) FROM STDIN") as copy:
         for sid, col in cols.items():
             b = tierblocks.encode_column(col, spine)
             size += len(b)
-            copy.write_row((tier.name, lo, switch_id, sid, b))
+            copy.write_row((tier.name, lo, switch_id, sid, b, *tierblocks.totals(col)))
     return size
 
 

@@ -21,6 +21,9 @@ class CodecError(ValueError):
 
 # --- the pieces ----------------------------------------------------------------------------
 
+_U32 = struct.Struct("<I")
+
+
 class Reader:
     def __init__(self, data: bytes):
         self.data, self.at = memoryview(data), 0
@@ -33,10 +36,21 @@ class Reader:
         return out
 
     def u32(self) -> int:
-        return int(struct.unpack("<I", self.take(4))[0])
+        if self.at + 4 > len(self.data):
+            raise CodecError(f"block truncated: 4 bytes wanted at {self.at} of {len(self.data)}")
+        (value,) = _U32.unpack_from(self.data, self.at)
+        self.at += 4
+        return int(value)
 
     def section(self) -> bytes:
         return self.take(self.u32())
+
+    def skip(self) -> None:
+        """Past one section, not copying it."""
+        n = self.u32()
+        if self.at + n > len(self.data):
+            raise CodecError(f"block truncated: {n} bytes wanted at {self.at} of {len(self.data)}")
+        self.at += n
 
     def done(self) -> None:
         if self.at != len(self.data):

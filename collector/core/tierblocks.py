@@ -93,13 +93,15 @@ def _rates_from(r: Reader, m: int, guess: np.ndarray, cand: np.ndarray, sum_delt
     at, bits = unints(r.section(), k), unints(r.section(), k)
     if k and (at.min() < 0 or at.max() >= n):
         raise CodecError("an unpaired rate's position is outside the block")
-    c = cand[live]
-    iv = np.where(escaped, 0, c[np.arange(n), np.minimum(index, CANDIDATES - 1)])
-    iv[escaped] = guess[live][escaped] + offset
+    every = n == m                      # the usual case: a rate in every bucket, no copies
+    c = cand if every else cand[live]
+    iv = np.take_along_axis(c, np.minimum(index, CANDIDATES - 1)[:, None], axis=1)[:, 0]
+    iv[escaped] = (guess if every else guess[live])[escaped] + offset
     if (iv <= 0).any():
         raise CodecError("a rate's interval is not positive")
     with np.errstate(over="ignore"):
-        delta = residual + predict(sum_delta[live], sum_interval[live], iv)
+        delta = residual + (predict(sum_delta, sum_interval, iv) if every
+                            else predict(sum_delta[live], sum_interval[live], iv))
     values = rate_of(delta, iv)
     values[at] = bits.view(np.float64)
     out = np.zeros(m, np.float64)
@@ -110,10 +112,10 @@ def _rates_from(r: Reader, m: int, guess: np.ndarray, cand: np.ndarray, sum_delt
 def _skip_rates(r: Reader) -> None:
     """Past one rate's sections (_rates_bytes) without decoding them."""
     for _ in range(4):
-        r.section()
+        r.skip()
     r.u32()
-    r.section()
-    r.section()
+    r.skip()
+    r.skip()
 
 
 def column_pairs(c: TierColumn, spine: TierSpine) -> tuple[Pairs, Pairs]:
@@ -183,12 +185,13 @@ def decode_column(data: bytes, spine: TierSpine, rates: tuple[str, ...] = RATES)
         raise CodecError(f"tier column of {n} buckets, its spine {len(spine)}")
     present = unmask(r.section(), n)
     m = int(present.sum())
+    full = m == n                       # every bucket of the spine: its columns as they are
     sum_delta = unints(r.section(), m)
-    interval = unints(r.section(), m) + spine.interval_ms[present]
-    samples = unints(r.section(), m) + spine.samples[present]
+    interval = unints(r.section(), m) + (spine.interval_ms if full else spine.interval_ms[present])
+    samples = unints(r.section(), m) + (spine.samples if full else spine.samples[present])
     flagged = unints(r.section(), m)
     guess = mean_interval(interval, samples)
-    cand = spine.candidates[present]
+    cand = spine.candidates if full else spine.candidates[present]
     got = {}
     for name in RATES:
         if name in rates:
@@ -200,11 +203,32 @@ def decode_column(data: bytes, spine: TierSpine, rates: tuple[str, ...] = RATES)
     r.done()
 
     def spread(a: np.ndarray, fill) -> np.ndarray:
+        if full:
+            return a
         out = np.full(n, fill, dtype=a.dtype)
         out[present] = a
         return out
     return TierColumn(present, spread(sum_delta, 0), spread(interval, 0), spread(samples, 0), spread(flagged, 0),
                       spread(max_rate, 0.0), spread(max_null, True), spread(min_rate, 0.0), spread(min_null, True))
+
+
+I64 = 2 ** 63
+
+
+def totals(c: TierColumn) -> tuple[int | None, int | None, float | None, float | None, int | None, int | None]:
+    """A column's buckets summed (sum_delta, sum_interval_ms), its highest peak and lowest floor rate
+    (None: none), and its samples and flagged summed: what a reader that sums a series over a range
+    wholly holding the block takes instead of its buckets. All None when a sum leaves a bigint."""
+    p = np.asarray(c.present, bool)
+    n = max(1, int(p.sum()))
+    sums = [int(a[p].sum()) if int(np.abs(a[p]).max(initial=0)) * n < I64 else sum(int(v) for v in a[p])
+            for a in (c.sum_delta, c.sum_interval_ms, c.samples, c.flagged)]
+    if any(not -I64 <= v < I64 for v in sums):
+        return (None,) * 6
+    peak = c.max_rate[p & ~c.max_null]
+    floor = c.min_rate[p & ~c.min_null]
+    return (sums[0], sums[1], float(peak.max()) if len(peak) else None, float(floor.min()) if len(floor) else None,
+            sums[2], sums[3])
 
 
 # --- bucket rows <-> blocks ----------------------------------------------------------------

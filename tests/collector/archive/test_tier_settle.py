@@ -287,3 +287,49 @@ def test_an_alert_window_longer_than_the_settle_horizon_reads_settled_minutes(se
     settle.run(budget_s=120)
     assert 0 < _rows_left(TIER["1m"], members) < len(_read(TIER["1m"], members))     # the days before settled
     assert [(o.value, o.detail) for o in readings.rates(rule, now, limit=100)] == before
+
+
+def _sums(rows) -> dict[int, tuple]:
+    """Per series: the sums, the highest peak and the lowest floor of these buckets."""
+    out: dict[int, list] = {}
+    for sid, _, d, ms, mx, mn, n, fl in rows:
+        o = out.setdefault(sid, [0, 0, None, None, 0, 0])
+        o[0] += d
+        o[1] += ms
+        o[2] = mx if o[2] is None or (mx is not None and mx > o[2]) else o[2]
+        o[3] = mn if o[3] is None or (mn is not None and mn < o[3]) else o[3]
+        o[4] += n
+        o[5] += fl
+    return {sid: tuple(v) for sid, v in out.items()}
+
+
+def _summed(members, lo, hi) -> dict[int, tuple]:
+    tier = TIER["1m"]
+    with transaction.atomic(), connection.cursor() as cur:
+        src = tier_read.stage(cur, tier, [(s.id, s.switch_id) for s in members], lo, hi, summed=True)
+        cur.execute(f"SELECT {COLUMNS} FROM {src} t WHERE series_id = ANY(%s) AND bucket >= %s AND bucket < %s",
+                    [[s.id for s in members], lo, hi])
+        return _sums(cur.fetchall())
+
+
+@pytest.mark.parametrize("null_totals", [False, True], ids=["totals", "blocks-settled-before-totals"])
+def test_summed_readers_take_whole_blocks_from_their_totals_and_cut_the_others(null_totals):
+    """stage(summed=True): a block wholly inside the range is read from its totals (migration 0011),
+    a block the range cuts is decoded; either way each series' sums, peak and floor over the range are
+    those of its rows. Blocks settled before the totals existed (NULL) are decoded."""
+    sw, members = _archive()
+    rows = [(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]) for r in _read(TIER["1m"], members)]
+    rows = [(*r[:4], *(None if v is None else struct.unpack("<d", v)[0] for v in r[4:6]), *r[6:]) for r in rows]
+    _settle_all()
+    if null_totals:
+        with connection.cursor() as cur:
+            cur.execute("UPDATE traffic_settled_tier_series SET total_delta = NULL, total_interval_ms = NULL, "
+                        "peak_rate = NULL, floor_rate = NULL, total_samples = NULL, total_flagged = NULL")
+    day = T0.replace(hour=0, minute=0, second=0, microsecond=0)
+    ranges = [(day - timedelta(days=1), day + timedelta(days=4)),      # every block whole
+              (day + timedelta(days=1), day + timedelta(days=2)),      # one day's block exactly
+              (T0 + timedelta(hours=2), T0 + timedelta(days=1, hours=20)),   # both cut
+              (day + timedelta(hours=30), day + timedelta(days=3))]    # one cut, one whole
+    for lo, hi in ranges:
+        want = _sums([r for r in rows if lo <= r[1] < hi])
+        assert want and _summed(members, lo, hi) == want, (lo, hi)

@@ -96,6 +96,39 @@ def test_series_missing_buckets_and_differing_from_the_spine():
     assert _same(sorted(rows), back)
 
 
+def _sums(rows: list) -> tuple:
+    peaks, floors = [r[4] for r in rows if r[4] is not None], [r[5] for r in rows if r[5] is not None]
+    return (sum(r[2] for r in rows), sum(r[3] for r in rows), max(peaks, default=None), min(floors, default=None),
+            sum(r[6] for r in rows), sum(r[7] for r in rows))
+
+
+TOTALS = [
+    ("drawn", [(1, 60 * j, 3 * j, 15000, float(j), j / 2, 4, j % 3 == 0) for j in range(9)]),
+    ("missing buckets, rates NULL", [(1, 60 * j, j, 15000, None, None, 1, 1) for j in (0, 4, 5)]),
+    ("sums near a bigint", [(1, 0, 2 ** 62, 15000, 1.0, 1.0, 1, 0), (1, 60, 2 ** 62 - 1, 15000, 2.0, 0.5, 1, 0)]),
+]
+
+
+@pytest.mark.parametrize("name,rows", TOTALS, ids=[t[0] for t in TOTALS])
+def test_a_column_totals_are_its_buckets_summed(name, rows):
+    _, cols = tb.split(rows, 0, 60)
+    assert tb.totals(cols[1]) == _sums(rows)
+
+
+def test_a_column_whose_sum_leaves_a_bigint_has_no_totals():
+    rows = [(1, 60 * j, 2 ** 62, 15000, 1.0, 1.0, 1, 0) for j in range(3)]
+    _, cols = tb.split(rows, 0, 60)
+    assert tb.totals(cols[1]) == (None,) * 6
+
+
+def test_random_columns_totals():
+    rng = np.random.default_rng(8)
+    rows = _buckets(rng, 60, 1440, [3, 7, 14], 0)
+    _, cols = tb.split(rows, 0, 60)
+    for sid, col in cols.items():
+        assert tb.totals(col) == _sums([r for r in rows if r[0] == sid])
+
+
 BAD_ROWS = [
     ("misaligned", [(1, 30, 1, 15000, 1.0, 1.0, 1, 0)], "boundary"),
     ("before the block", [(1, -60, 1, 15000, 1.0, 1.0, 1, 0)], "boundary"),

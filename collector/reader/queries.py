@@ -448,28 +448,52 @@ def _summed(col: dict[str, np.ndarray], width_us: int) -> dict[str, np.ndarray]:
 def p95(series: Sequence[SeriesInfo], basis: str, main: Segment | None,
         tail: Sequence[Segment]) -> dict[int, float | None]:
     """95th percentile of the rates at `basis` resolution (raw samples or bucket averages) of every
-    series, as PostgreSQL's percentile_cont(0.95) gives it. Bucket averages: the plot's bucket
-    statement (send_bucket_rows: one prepared round trip, settled buckets decoded beside it, no
-    staging) and the percentile in numpy (numerics.summary.percentile_cont, bit for bit the
-    database's); raw samples: in one SQL statement over the rows and the staged settled days, the
-    grouped aggregate sorting each series' own rates (48 queries of one series took 1.9x as long)."""
+    series, as PostgreSQL's percentile_cont(0.95) gives it. Over a tier that settles into blocks:
+    the plot's bucket statement (send_bucket_rows: one prepared round trip, settled buckets decoded
+    beside it, no staging) and the percentile in numpy (numerics.summary.percentile_cont, bit for
+    bit the database's); over a tier that stays rows and over raw samples: one SQL statement, the
+    grouped aggregate sorting each series' own rates (a year of hourly buckets travelling to numpy
+    took 2.4x as long; 48 queries of one series took 1.9x as long)."""
     out: dict[int, float | None] = {s.id: None for s in series}
-    if basis != "raw":
+    if basis in tier_read.STAGED:
         send = send_bucket_rows(series, basis, main, tail, rates=())
         if send is not None:
             out.update(bucket_percentiles(read_one(send), 0.95))
         return out
-    assert main is not None
     with transaction.atomic(), connection.cursor() as cur:
-        staged = stage_raw(cur, series, main[1], main[2])
-        segment = _raw_segment_sql(0, len(series) <= FEW_SERIES, staged)
-        rates = f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({segment}) x WHERE si > 0"
-        params = {**tail_params(series, []), "lo0": main[1], "hi0": main[2]}
+        rates, params = _rates_sql(cur, series, basis, main, tail)
+        if rates is None:
+            return out
         cur.execute(f"SELECT series_id, percentile_cont(0.95) WITHIN GROUP (ORDER BY rate) FROM ({rates}) r "
                     "GROUP BY series_id", params)
         for sid, value in cur.fetchall():
             out[sid] = value
     return out
+
+
+def _rates_sql(cur, series: Sequence[SeriesInfo], basis: str, main: Segment | None,
+               tail: Sequence[Segment]) -> tuple[str | None, dict]:
+    """The statement of every series' rates at `basis` (its settled parts staged), and its parameters;
+    None when there is nothing to read."""
+    few = len(series) <= FEW_SERIES
+    if basis == "raw":
+        assert main is not None
+        staged = stage_raw(cur, series, main[1], main[2])
+        return (f"SELECT series_id, sd::float8 * 1000 / si AS rate FROM ({_raw_segment_sql(0, few, staged)}) x "
+                "WHERE si > 0", {**tail_params(series, []), "lo0": main[1], "hi0": main[2]})
+    parts = []
+    params = tail_params(series, tail)
+    sources = stage_tail(cur, series, tail, (basis, main[1], main[2]) if main is not None else None, rates=())
+    if main is not None:
+        parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM {sources[basis]} m "
+                     "WHERE series_id = ANY(%(ids)s) AND bucket >= %(mlo)s AND bucket < %(mhi)s")
+        params["mlo"], params["mhi"] = main[1], main[2]
+    if tail:
+        parts.append(f"SELECT series_id, sum_delta, sum_interval_ms FROM ({tail_sql(basis, tail, few, sources)}) t")
+    if not parts:
+        return None, params
+    return (f"SELECT series_id, sum_delta::float8 * 1000 / sum_interval_ms AS rate "
+            f"FROM ({' UNION ALL '.join(parts)}) x WHERE sum_interval_ms > 0", params)
 
 
 def bucket_percentiles(col: dict[str, np.ndarray], fraction: float) -> dict[int, float | None]:

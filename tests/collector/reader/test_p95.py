@@ -44,14 +44,14 @@ def archive():
     return catalog.load_series([m.id for m in members])
 
 
-def _truth(series, lo, hi) -> dict[int, float | None]:
-    """percentile_cont over the 15-minute averages built from the 1-minute tier in SQL."""
+def _truth(series, lo, hi, width: str = "15 minutes") -> dict[int, float | None]:
+    """percentile_cont over the averages of `width` buckets built from the 1-minute tier in SQL."""
     with connection.cursor() as cur:
         cur.execute("SELECT series_id, percentile_cont(0.95) WITHIN GROUP (ORDER BY sd::float8 * 1000 / si) FROM "
                     "(SELECT series_id, sum(sum_delta) AS sd, sum(sum_interval_ms) AS si FROM traffic_rollup_1m "
                     "WHERE series_id = ANY(%s) AND bucket >= %s AND bucket < %s "
-                    "GROUP BY series_id, time_bucket('15 minutes', bucket)) b WHERE si > 0 GROUP BY series_id",
-                    [[s.id for s in series], lo, hi])
+                    "GROUP BY series_id, time_bucket(%s::interval, bucket)) b WHERE si > 0 GROUP BY series_id",
+                    [[s.id for s in series], lo, hi, width])
         found = dict(cur.fetchall())
     return {s.id: found.get(s.id) for s in series}
 
@@ -73,6 +73,18 @@ def test_percentile_is_the_databases_bit_for_bit(archive, share):
     assert want[archive[0].id] is not None and want[archive[1].id] is not None
     assert got == want                      # exact floats, not approx
     assert want[archive[2].id] == 0.0       # an idle series: zero rates, not None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("share", [1.0, 0.5], ids=["the hourly tier alone", "half hourly, half its 1-minute tail"])
+def test_over_a_tier_that_stays_rows_the_database_takes_the_percentile(archive, share):
+    lo = f.T0
+    hi = f.T0 + timedelta(hours=HOURS - 2)
+    cut = lo + timedelta(hours=round((HOURS - 2) * share))
+    tail = [("1m", cut, hi)] if cut < hi else []
+    got = queries.p95(archive, "1h", ("1h", lo, cut), tail)
+    want = _truth(archive, lo, hi, "1 hour")
+    assert want[archive[0].id] is not None and got == want
 
 
 @pytest.mark.django_db

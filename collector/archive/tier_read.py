@@ -39,11 +39,37 @@ Block = tuple[int, datetime, tierblocks.TierSpine, dict[int, tierblocks.TierColu
 # One round trip: the spines (series NULL), then the columns of the blocks they start. Prepared (the
 # plan of this CTE over two hypertables cost ~10 times its run: 3.7 against 0.25 ms) and read in
 # binary (a block as its bytes, not hex); one text per combination of the two optional filters.
-_BLOCKS_SQL = ("WITH s AS MATERIALIZED (SELECT switch_id, lo, block FROM traffic_settled_tier WHERE tier = %(tier)s "
-               "AND lo > %(start)s AND lo < %(hi)s AND last_bucket >= %(lo)s AND first_bucket < %(hi)s{where}) "
+_OVERLAPPING = ("FROM traffic_settled_tier WHERE tier = %(tier)s AND lo > %(start)s AND lo < %(hi)s "
+                "AND last_bucket >= %(lo)s AND first_bucket < %(hi)s{where}")
+_THEIR_COLUMNS = ("FROM traffic_settled_tier_series c JOIN s ON c.switch_id = s.switch_id AND c.lo = s.lo "
+                  "WHERE c.tier = %(tier)s{sel}")
+_BLOCKS_SQL = (f"WITH s AS MATERIALIZED (SELECT switch_id, lo, block {_OVERLAPPING}) "
                "SELECT switch_id, lo, NULL::int, block FROM s UNION ALL "
-               "SELECT c.switch_id, c.lo, c.series_id, c.block FROM traffic_settled_tier_series c "
-               "JOIN s ON c.switch_id = s.switch_id AND c.lo = s.lo WHERE c.tier = %(tier)s{sel}")
+               f"SELECT c.switch_id, c.lo, c.series_id, c.block {_THEIR_COLUMNS}")
+# The summed readers' statement: a column of a block wholly inside the range as its totals
+# (migration 0011) and no block; the others' blocks to decode, and only their blocks' spines.
+_SUMMED_SQL = (f"WITH s AS MATERIALIZED (SELECT switch_id, lo, first_bucket, block, first_bucket >= %(lo)s "
+               f"AND last_bucket < %(hi)s AS whole {_OVERLAPPING}) "
+               "SELECT switch_id, lo, NULL::int, CASE WHEN whole AND NOT EXISTS (SELECT FROM "
+               "traffic_settled_tier_series n WHERE n.tier = %(tier)s AND n.switch_id = s.switch_id "
+               "AND n.lo = s.lo AND n.total_delta IS NULL) THEN NULL ELSE block END, first_bucket, "
+               "NULL::int8, NULL::int8, NULL::float8, NULL::float8, NULL::int8, NULL::int8 FROM s UNION ALL "
+               "SELECT c.switch_id, c.lo, c.series_id, CASE WHEN s.whole AND c.total_delta IS NOT NULL THEN NULL "
+               "ELSE c.block END, s.first_bucket, c.total_delta, c.total_interval_ms, c.peak_rate, c.floor_rate, "
+               f"c.total_samples, c.total_flagged {_THEIR_COLUMNS}")
+
+
+def _fetch(template: str, tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[int] | None,
+           lo: datetime, hi: datetime) -> list[tuple]:
+    sql = template.format(where="" if switch_ids is None else " AND switch_id = ANY(%(switches)s::int[])",
+                          sel="" if series_ids is None else " AND c.series_id = ANY(%(series)s::int[])")
+    params = {"tier": tier.name, "lo": lo, "hi": hi, "start": max(lo, NEVER) - tier.block,
+              "switches": list(switch_ids or ()), "series": list(series_ids or ())}
+
+    def send(cur) -> Callable[[], list[tuple]]:
+        cur.execute(sql, params, binary=True, prepare=True)
+        return cur.fetchall
+    return prepared.read_one(send)
 
 
 def blocks(tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[int] | None,
@@ -52,16 +78,7 @@ def blocks(tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[in
     for these series (None: every series of the block), oldest first per switch; `rates`: the
     extreme rates the reader needs (tierblocks.decode_column: the others come back NULL). Read on
     Django's connection, so in the caller's transaction, under its statement limit."""
-    lo, hi = lo or NEVER, hi or FOREVER
-    sql = _BLOCKS_SQL.format(where="" if switch_ids is None else " AND switch_id = ANY(%(switches)s::int[])",
-                             sel="" if series_ids is None else " AND c.series_id = ANY(%(series)s::int[])")
-    params = {"tier": tier.name, "lo": lo, "hi": hi, "start": max(lo, NEVER) - tier.block,
-              "switches": list(switch_ids or ()), "series": list(series_ids or ())}
-
-    def send(cur) -> Callable[[], list[tuple]]:
-        cur.execute(sql, params, binary=True, prepare=True)
-        return cur.fetchall
-    got = prepared.read_one(send)
+    got = _fetch(_BLOCKS_SQL, tier, switch_ids, series_ids, lo or NEVER, hi or FOREVER)
     spines = {(sw, at): tierblocks.decode_spine(b) for sw, at, sid, b in got if sid is None}
     keys = sorted(spines)
     cols: dict[tuple[int, datetime], dict[int, tierblocks.TierColumn]] = {k: {} for k in keys}
@@ -71,37 +88,14 @@ def blocks(tier: Tier, switch_ids: Sequence[int] | None, series_ids: Sequence[in
     return [(sw, at, spines[(sw, at)], cols[(sw, at)]) for sw, at in keys]
 
 
-# The summed readers' statement: per column of a block overlapping the range, its totals (migration
-# 0011) when every bucket of its block lies in the range, else its block to decode (with the spine).
-_SUMMED_SQL = ("WITH s AS MATERIALIZED (SELECT switch_id, lo, first_bucket, block, first_bucket >= %(lo)s "
-               "AND last_bucket < %(hi)s AS whole FROM traffic_settled_tier WHERE tier = %(tier)s "
-               "AND lo > %(start)s AND lo < %(hi)s AND last_bucket >= %(lo)s AND first_bucket < %(hi)s{where}) "
-               "SELECT s.switch_id, s.lo, NULL::int, s.block, s.first_bucket, "
-               "NULL::int8, NULL::int8, NULL::float8, NULL::float8, NULL::int8, NULL::int8 FROM s UNION ALL "
-               "SELECT c.switch_id, c.lo, c.series_id, CASE WHEN s.whole AND c.total_delta IS NOT NULL THEN NULL "
-               "ELSE c.block END, s.first_bucket, c.total_delta, c.total_interval_ms, c.peak_rate, c.floor_rate, "
-               "c.total_samples, c.total_flagged FROM traffic_settled_tier_series c "
-               "JOIN s ON c.switch_id = s.switch_id AND c.lo = s.lo WHERE c.tier = %(tier)s{sel}")
-
-
 def _summed(tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | None, hi: datetime | None,
             rates: tuple[str, ...]) -> dict[str, np.ndarray]:
     """columns_of(summed=True) of the blocks overlapping [lo, hi), a block wholly inside the range
     taken from its totals without decoding it (a day's talkers over daily blocks: no block decoded)."""
     lo, hi = lo or NEVER, hi or FOREVER
-    switches = None if series is None else sorted({sw for _, sw in series})
-    ids = None if series is None else sorted({sid for sid, _ in series})
-    sql = _SUMMED_SQL.format(where="" if switches is None else " AND switch_id = ANY(%(switches)s::int[])",
-                             sel="" if ids is None else " AND c.series_id = ANY(%(series)s::int[])")
-    params = {"tier": tier.name, "lo": lo, "hi": hi, "start": lo - tier.block, "switches": switches or [],
-              "series": ids or []}
-
-    def send(cur) -> Callable[[], list[tuple]]:
-        cur.execute(sql, params, binary=True, prepare=True)
-        return cur.fetchall
-    got = prepared.read_one(send)
-    spine_blocks = {(sw, at): b for sw, at, sid, b, *_ in got if sid is None}
-    spines: dict[tuple[int, datetime], tierblocks.TierSpine] = {}      # decoded when a column needs its spine
+    got = _fetch(_SUMMED_SQL, tier, None if series is None else sorted({sw for _, sw in series}),
+                 None if series is None else sorted({sid for sid, _ in series}), lo, hi)
+    spines = {(sw, at): tierblocks.decode_spine(b) for sw, at, sid, b, *_ in got if sid is None and b is not None}
     decoded: dict[tuple[int, datetime], dict[int, tierblocks.TierColumn]] = {}
     whole: list[tuple] = []
     for sw, at, sid, b, first, *tot in got:
@@ -109,20 +103,16 @@ def _summed(tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime |
             continue
         if b is None:
             whole.append((sid, first, *tot))
-            continue
-        if (sw, at) not in spines:
-            spines[(sw, at)] = tierblocks.decode_spine(spine_blocks[(sw, at)])
-        decoded.setdefault((sw, at), {})[sid] = tierblocks.decode_column(b, spines[(sw, at)], rates)
+        else:
+            decoded.setdefault((sw, at), {})[sid] = tierblocks.decode_column(b, spines[(sw, at)], rates)
     cut = columns_of(tier, [(sw, at, spines[(sw, at)], cols) for (sw, at), cols in decoded.items()], lo, hi, True)
     if not whole:
         return cut
-    t = np.array([(epoch_s(w[1]) - PG_EPOCH_S) * 1_000_000 for w in whole], np.int64)
-    rows = {"sid": np.array([w[0] for w in whole]), "t": t, "d": np.array([w[2] for w in whole]),
-            "ms": np.array([w[3] for w in whole]),
-            "mx": np.array([np.nan if w[4] is None or "max" not in rates else w[4] for w in whole], np.float64),
-            "mn": np.array([np.nan if w[5] is None or "min" not in rates else w[5] for w in whole], np.float64),
-            "n": np.array([w[6] for w in whole]), "f": np.array([w[7] for w in whole])}
-    return {k: np.concatenate([cut[k], rows[k].astype(_DTYPES[k])]) for k in _DTYPES}
+    sid, first, d, ms, mx, mn, n, f = zip(*whole, strict=True)
+    rate = lambda v, name: [np.nan if x is None or name not in rates else x for x in v]  # noqa: E731
+    rows = {"sid": sid, "t": [(epoch_s(t) - PG_EPOCH_S) * 1_000_000 for t in first], "d": d, "ms": ms,
+            "mx": rate(mx, "max"), "mn": rate(mn, "min"), "n": n, "f": f}
+    return {k: np.concatenate([cut[k], np.array(rows[k], _DTYPES[k])]) for k in _DTYPES}
 
 
 def epoch_s(t: datetime) -> int:
@@ -138,16 +128,11 @@ def stage(cur, tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetim
     and block (columns_of), for a statement that only sums each series over [lo, hi)."""
     if tier.name not in STAGED or (series is not None and not series):
         return tier.table
-    if summed:
-        cols = _summed(tier, series, lo, hi, rates)
-        if not len(cols["sid"]):
-            return tier.table
-        _put(cur, tier, cols)
-        return source(tier)
-    found = _found(tier, series, lo, hi, rates)
-    if not found:
+    cols = _summed(tier, series, lo, hi, rates) if summed else columns_of(tier, _found(tier, series, lo, hi, rates),
+                                                                            lo, hi)
+    if not len(cols["sid"]):
         return tier.table
-    _fill(cur, tier, found, lo, hi)
+    _put(cur, tier, cols)
     return source(tier)
 
 
@@ -167,7 +152,7 @@ def stage_ranges(cur, tier: Tier, series: Sequence[tuple[int, int]] | None,
         found.update({(b[0], b[1]): b for b in _found(tier, series, lo, hi, rates)})
     if not found:
         return tier.table
-    _fill(cur, tier, list(found.values()), None, None)
+    _put(cur, tier, columns_of(tier, list(found.values()), None, None))
     return source(tier)
 
 
@@ -176,10 +161,6 @@ def _found(tier: Tier, series: Sequence[tuple[int, int]] | None, lo: datetime | 
     if series is None:
         return blocks(tier, None, None, lo, hi, rates)
     return blocks(tier, sorted({sw for _, sw in series}), sorted({sid for sid, _ in series}), lo, hi, rates)
-
-
-def _fill(cur, tier: Tier, found: Sequence[Block], lo: datetime | None, hi: datetime | None) -> None:
-    _put(cur, tier, columns_of(tier, found, lo, hi))
 
 
 def _put(cur, tier: Tier, cols: dict[str, np.ndarray]) -> None:
@@ -267,7 +248,7 @@ def stage_pieces(cur, pieces: Sequence) -> None:
     for name, (pairs, times) in merged.items():
         tier = TIER[name]
         lo, hi = min(times), max(times)
-        _fill(cur, tier, _found(tier, sorted(pairs), lo, hi), lo, hi)
+        _put(cur, tier, columns_of(tier, _found(tier, sorted(pairs), lo, hi), lo, hi))
 
 
 def _time(value) -> datetime:
@@ -277,7 +258,7 @@ def _time(value) -> datetime:
 def put_back(cur, tier: Tier, found: Sequence[Block]) -> int:
     """The blocks' buckets inserted into the tier's table as they were (through the staging table);
     returns how many."""
-    _fill(cur, tier, found, None, None)
+    _put(cur, tier, columns_of(tier, found, None, None))
     cur.execute(f"INSERT INTO {tier.table} ({TIER_COLUMNS}) SELECT bucket, series_id, sum_delta, sum_interval_ms, "
                 f"nullif(max_rate, 'NaN'), nullif(min_rate, 'NaN'), samples, flagged FROM {STAGED[tier.name]}")
     return cur.rowcount

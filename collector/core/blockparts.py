@@ -28,29 +28,26 @@ class Reader:
     def __init__(self, data: bytes):
         self.data, self.at = memoryview(data), 0
 
-    def take(self, n: int) -> bytes:
+    def _advance(self, n: int) -> int:
+        """Past n bytes; where they start."""
         if self.at + n > len(self.data):
             raise CodecError(f"block truncated: {n} bytes wanted at {self.at} of {len(self.data)}")
-        out = bytes(self.data[self.at:self.at + n])
         self.at += n
-        return out
+        return self.at - n
+
+    def take(self, n: int) -> bytes:
+        at = self._advance(n)
+        return bytes(self.data[at:at + n])
 
     def u32(self) -> int:
-        if self.at + 4 > len(self.data):
-            raise CodecError(f"block truncated: 4 bytes wanted at {self.at} of {len(self.data)}")
-        (value,) = _U32.unpack_from(self.data, self.at)
-        self.at += 4
-        return int(value)
+        return int(_U32.unpack_from(self.data, self._advance(4))[0])
 
     def section(self) -> bytes:
         return self.take(self.u32())
 
     def skip(self) -> None:
         """Past one section, not copying it."""
-        n = self.u32()
-        if self.at + n > len(self.data):
-            raise CodecError(f"block truncated: {n} bytes wanted at {self.at} of {len(self.data)}")
-        self.at += n
+        self._advance(self.u32())
 
     def done(self) -> None:
         if self.at != len(self.data):

@@ -219,10 +219,8 @@ def totals(c: TierColumn) -> tuple[int | None, int | None, float | None, float |
     """A column's buckets summed (sum_delta, sum_interval_ms), its highest peak and lowest floor rate
     (None: none), and its samples and flagged summed: what a reader that sums a series over a range
     wholly holding the block takes instead of its buckets. All None when a sum leaves a bigint."""
-    p = np.asarray(c.present, bool)
-    n = max(1, int(p.sum()))
-    sums = [int(a[p].sum()) if int(np.abs(a[p]).max(initial=0)) * n < I64 else sum(int(v) for v in a[p])
-            for a in (c.sum_delta, c.sum_interval_ms, c.samples, c.flagged)]
+    p = c.present
+    sums = [sum(a[p].tolist()) for a in (c.sum_delta, c.sum_interval_ms, c.samples, c.flagged)]   # exact
     if any(not -I64 <= v < I64 for v in sums):
         return (None,) * 6
     peak = c.max_rate[p & ~c.max_null]
